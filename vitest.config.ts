@@ -1,0 +1,24 @@
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vitest/config';
+
+const src = (pkg: string) => fileURLToPath(new URL(`./packages/${pkg}/src/index.ts`, import.meta.url));
+
+// Workspace packages resolve to their TypeScript sources, so tests never run against a stale build.
+const alias = {
+  'silo-query': src('silo-query'),
+  'koa-silo': src('koa-silo'),
+  'silo-server': src('silo-server'),
+};
+
+export default defineConfig({
+  resolve: { alias },
+  test: {
+    projects: [
+      ...['silo-query', 'koa-silo', 'silo-server'].map((name) => ({
+        extends: true as const,
+        test: { name, root: `packages/${name}`, include: ['test/**/*.test.ts'] },
+      })),
+      { extends: true as const, test: { name: 'e2e', root: 'test', include: ['**/*.test.ts'] } },
+    ],
+  },
+});
