@@ -61,6 +61,8 @@ export interface SiloPage {
 
 export interface Account {
   name: string;
+  /** The plan that sets the account's size and rate limits; `default` unless chosen. */
+  plan: string;
   created_at: string;
 }
 
@@ -98,7 +100,7 @@ export interface CreateKeyInput {
 
 /** Accounts and keys: used by the HTTP auth step, the programmatic API and the `silo` command. */
 export interface AccountService {
-  createAccount(name: string): Promise<Account>;
+  createAccount(name: string, plan?: string): Promise<Account>;
   getAccount(name: string): Promise<Account | undefined>;
   listAccounts(): Promise<Account[]>;
   createKey(input: CreateKeyInput): Promise<CreatedKey>;
