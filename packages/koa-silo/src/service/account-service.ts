@@ -1,0 +1,153 @@
+/**
+ * Accounts and their keys: creation, listing, revocation, and the check of a presented key.
+ *
+ * Key lookups are never cached: every authentication reads the store, so a revocation takes
+ * effect on the next request of every instance sharing the storage (the contract allows 1 s).
+ */
+import { BadRequestError, ConflictError, NotFoundError, UnauthorizedError } from '../errors.js';
+import type { SiloStorage, StoredKey } from '../storage/types.js';
+import { isoTime, systemClock, type Clock } from './clock.js';
+import { generateKeyValue, hashKeyValue, KEY_HEADER, KEY_PREFIX, MAX_KEY_VALUE_LENGTH, sameHash } from './key-values.js';
+import { DEFAULT_PLAN_NAME, withDefaultPlan, type Plans } from './plans.js';
+import {
+  MANAGE_KEY_DURATIONS,
+  type Account,
+  type AccountService,
+  type CreatedKey,
+  type CreateKeyInput,
+  type KeyInfo,
+  type KeyType,
+  type ManageKeyDuration,
+  type Principal,
+} from './types.js';
+
+export interface AccountServiceOptions {
+  /** Plans an account may be given; `default` is always there. */
+  plans?: Plans;
+  now?: Clock;
+}
+
+const DAY_MS = 86_400_000;
+const DURATION_DAYS: Record<Exclude<ManageKeyDuration, 'never'>, number> = { '7d': 7, '30d': 30, '90d': 90, '365d': 365 };
+export const DEFAULT_MANAGE_KEY_DURATION: ManageKeyDuration = '30d';
+
+const ACCOUNT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+const KEY_NAME_MAX = 100;
+// eslint-disable-next-line no-control-regex
+const CONTROL_CHARS = /[\u0000-\u001f\u007f]/;
+
+function checkAccountName(name: string): void {
+  if (!ACCOUNT_NAME.test(name)) {
+    throw new BadRequestError(
+      'An account name is 1 to 64 characters: letters, digits, ".", "_" or "-", starting with a letter or digit',
+    );
+  }
+}
+
+function checkKeyName(name: string): void {
+  if (name.trim().length === 0 || name.length > KEY_NAME_MAX || CONTROL_CHARS.test(name)) {
+    throw new BadRequestError(`A key name is 1 to ${KEY_NAME_MAX} characters, not blank, without control characters`);
+  }
+}
+
+function isDuration(value: string): value is ManageKeyDuration {
+  return (MANAGE_KEY_DURATIONS as readonly string[]).includes(value);
+}
+
+/** What a key's record shows: everything but its hash. */
+function publicInfo(key: StoredKey): KeyInfo {
+  const info: KeyInfo = { type: key.type, name: key.name, account: key.account, created_at: key.created_at };
+  if (key.type === 'manage') {
+    info.duration = key.duration ?? DEFAULT_MANAGE_KEY_DURATION;
+    info.expires_at = key.expires_at ?? null;
+  }
+  return info;
+}
+
+function isExpired(key: StoredKey, nowMs: number): boolean {
+  if (key.type !== 'manage' || key.expires_at === undefined || key.expires_at === null) return false;
+  return nowMs >= Date.parse(key.expires_at);
+}
+
+export function createAccountService(storage: SiloStorage, options: AccountServiceOptions = {}): AccountService {
+  const plans = withDefaultPlan(options.plans);
+  const now = options.now ?? systemClock;
+
+  async function existingAccount(name: string): Promise<Account> {
+    const account = await storage.getAccount(name);
+    if (!account) throw new NotFoundError('Account not found');
+    return account;
+  }
+
+  return {
+    async createAccount(name, plan = DEFAULT_PLAN_NAME) {
+      checkAccountName(name);
+      if (!Object.hasOwn(plans, plan)) throw new BadRequestError(`Unknown plan "${plan}"`);
+      const account: Account = { name, plan, created_at: isoTime(now()) };
+      if (!(await storage.insertAccount(account))) throw new ConflictError(`An account named "${name}" exists`);
+      return account;
+    },
+
+    getAccount(name) {
+      return storage.getAccount(name);
+    },
+
+    async listAccounts() {
+      const names = await storage.listAccountNames();
+      const accounts = await Promise.all(names.map((name) => storage.getAccount(name)));
+      return accounts.filter((a): a is Account => a !== undefined);
+    },
+
+    async createKey(input: CreateKeyInput): Promise<CreatedKey> {
+      const { account, type, name } = input;
+      if (type !== 'manage' && type !== 'access') throw new BadRequestError('A key type is "manage" or "access"');
+      checkKeyName(name);
+      await existingAccount(account);
+      const nowMs = now();
+      const stored: StoredKey = { type, name, account, created_at: isoTime(nowMs), hash: '' };
+      if (type === 'manage') {
+        const duration = input.duration ?? DEFAULT_MANAGE_KEY_DURATION;
+        if (!isDuration(duration)) {
+          throw new BadRequestError(`A manage key duration is one of ${MANAGE_KEY_DURATIONS.join(', ')}`);
+        }
+        stored.duration = duration;
+        stored.expires_at = duration === 'never' ? null : isoTime(nowMs + DURATION_DAYS[duration] * DAY_MS);
+      } else if (input.duration !== undefined) {
+        throw new BadRequestError('Access keys do not expire: a duration applies to manage keys only');
+      }
+      const value = generateKeyValue(type);
+      stored.hash = hashKeyValue(value);
+      if (!(await storage.insertKey(stored))) {
+        throw new ConflictError(`The account already has a ${type} key named "${name}"`);
+      }
+      return { ...publicInfo(stored), key: value };
+    },
+
+    async listKeys(account) {
+      await existingAccount(account);
+      const keys = await storage.listKeys(account);
+      return keys
+        .map(publicInfo)
+        .sort((a, b) => a.created_at.localeCompare(b.created_at) || a.type.localeCompare(b.type) || a.name.localeCompare(b.name));
+    },
+
+    async revokeKey({ account, type, name, confirm }) {
+      if (confirm !== name) throw new BadRequestError('The confirmation does not match the key name');
+      const removed = await storage.removeKey(account, type, name);
+      if (!removed) throw new NotFoundError(`No ${type} key named "${name}" in account "${account}"`);
+    },
+
+    async authenticate(value: string | undefined, type: KeyType): Promise<Principal> {
+      const header = KEY_HEADER[type];
+      if (value === undefined || value === '') throw new UnauthorizedError(`${header} header missing`);
+      // One message for every other failure: it names the header, never the value, and does not
+      // tell an unknown key from a revoked, expired or wrong-type one.
+      const invalid = new UnauthorizedError(`Invalid ${type} key in ${header}: unknown, revoked or expired`);
+      if (value.length > MAX_KEY_VALUE_LENGTH || !value.startsWith(KEY_PREFIX[type])) throw invalid;
+      const hash = hashKeyValue(value);
+      const key = await storage.getKeyByHash(hash);
+      if (!key || key.type !== type || !sameHash(key.hash, hash) || isExpired(key, now())) throw invalid;
+      return { account: key.account, keyType: key.type, keyName: key.name };
+    },
+  };
+}

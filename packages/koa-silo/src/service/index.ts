@@ -1,0 +1,23 @@
+export * from './types.js';
+export { createAccountService, DEFAULT_MANAGE_KEY_DURATION, type AccountServiceOptions } from './account-service.js';
+export { createSiloService, MAX_PER_PAGE, type SiloServiceOptions } from './silo-service.js';
+export { DEFAULT_MAX_DATA_BYTES, DEFAULT_PLAN_NAME, type PlanLimits, type Plans } from './plans.js';
+export { KEY_HEADER, KEY_PREFIX } from './key-values.js';
+export type { Clock } from './clock.js';
+
+import type { SiloStorage } from '../storage/types.js';
+import { createAccountService } from './account-service.js';
+import type { Clock } from './clock.js';
+import type { Plans } from './plans.js';
+import { createSiloService } from './silo-service.js';
+import type { AccountService, SiloService } from './types.js';
+
+export interface Services {
+  accounts: AccountService;
+  silos: SiloService;
+}
+
+/** Both services over one storage, with the same plans and clock. */
+export function createServices(storage: SiloStorage, options: { plans?: Plans; now?: Clock } = {}): Services {
+  return { accounts: createAccountService(storage, options), silos: createSiloService(storage, options) };
+}

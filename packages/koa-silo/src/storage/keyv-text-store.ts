@@ -1,0 +1,112 @@
+/**
+ * A Keyv instance seen as a store of strings: what Silo writes is what the backend holds, byte for
+ * byte, and what it reads back is that same string.
+ *
+ * Keyv's default serializer wraps every value in `{"value": ..., "expires": ...}` and JSON-encodes
+ * it again, so a 10 MB JSON text would be escaped into a string inside JSON on every write and
+ * unescaped on every read (several times slower than the text itself). Silo does its own JSON for
+ * its small records and stores data texts as they are, so it configures each Keyv it is given:
+ *
+ * - serialize/deserialize are the identity on strings (no `expires`: Silo never sets a TTL),
+ * - `ttl` and compression are turned off (a record that expired would be a silo lost),
+ * - `throwOnErrors` is on, also on the adapter when it has that switch (@keyv/redis swallows errors
+ *   and answers "not found" without it, which would turn an outage into 404s),
+ * - an 'error' listener is attached so that emitted errors are reported, never unhandled.
+ *
+ * Give Silo Keyv instances of its own (or ones whose other users accept these settings).
+ */
+import type { DeserializedData, Keyv } from 'keyv';
+import { guarded } from './storage-guard.js';
+
+export type StorageErrorListener = (error: unknown) => void;
+
+function serializeText<Value>(data: DeserializedData<Value>): string {
+  if (typeof data.value !== 'string') throw new TypeError('Silo storage stores strings only');
+  return data.value;
+}
+
+function deserializeText<Value>(text: string): DeserializedData<Value> {
+  return { value: text as Value };
+}
+
+/** Adapters that can be told to throw instead of swallowing errors (@keyv/redis). */
+interface ThrowingSwitch {
+  throwOnErrors: boolean;
+}
+
+function hasThrowSwitch(store: unknown): store is ThrowingSwitch {
+  return typeof store === 'object' && store !== null && 'throwOnErrors' in store;
+}
+
+const configured = new WeakSet<Keyv>();
+
+/** Applies Silo's settings to `keyv` (idempotent). */
+export function configureKeyv(keyv: Keyv, onError: StorageErrorListener): void {
+  if (configured.has(keyv)) return;
+  configured.add(keyv);
+  keyv.serialize = serializeText;
+  keyv.deserialize = deserializeText;
+  keyv.ttl = undefined;
+  keyv.compression = undefined;
+  keyv.throwOnErrors = true;
+  const store: unknown = keyv.store;
+  if (hasThrowSwitch(store)) store.throwOnErrors = true;
+  keyv.on('error', onError);
+}
+
+export class KeyvTextStore {
+  /** 0 for an in-process Map, which cannot hang; the configured limit otherwise. */
+  readonly #timeoutMs: number;
+
+  constructor(
+    readonly keyv: Keyv,
+    timeoutMs: number,
+  ) {
+    this.#timeoutMs = keyv.store instanceof Map ? 0 : timeoutMs;
+  }
+
+  get timeoutMs(): number {
+    return this.#timeoutMs;
+  }
+
+  get(key: string): Promise<string | undefined> {
+    return guarded('get', this.#timeoutMs, async () => {
+      const value: unknown = await this.keyv.get(key);
+      return typeof value === 'string' ? value : undefined;
+    });
+  }
+
+  /**
+   * Many keys in one call where the adapter has `getMany` (one MGET on Redis). Keyv's own fallback
+   * without `getMany` turns failures into "missing" (Promise.allSettled), so Silo fans out itself.
+   */
+  getMany(keys: string[]): Promise<(string | undefined)[]> {
+    if (keys.length === 0) return Promise.resolve([]);
+    const store: unknown = this.keyv.store;
+    const hasGetMany =
+      typeof store === 'object' && store !== null && 'getMany' in store && typeof store.getMany === 'function';
+    if (!hasGetMany) return Promise.all(keys.map((key) => this.get(key)));
+    return guarded('getMany', this.#timeoutMs, async () => {
+      const values: unknown[] = await this.keyv.getMany(keys);
+      return values.map((value) => (typeof value === 'string' ? value : undefined));
+    });
+  }
+
+  set(key: string, text: string): Promise<void> {
+    return guarded('set', this.#timeoutMs, async () => {
+      const ok = await this.keyv.set(key, text);
+      if (ok === false) throw new Error('storage refused a write');
+    });
+  }
+
+  delete(key: string): Promise<void> {
+    return guarded('delete', this.#timeoutMs, async () => {
+      await this.keyv.delete(key);
+    });
+  }
+
+  /** The key as the adapter sees it, after Keyv's namespace prefix (for native commands). */
+  keyvKey(key: string): string {
+    return this.keyv._getKeyPrefix(key);
+  }
+}

@@ -1,0 +1,47 @@
+/**
+ * The storage key layout, in one place. Every key starts with the storage's own prefix (default
+ * `silo`), so one Keyv (or one Redis database) may hold Silo beside other data, and several Keyv
+ * instances may share one adapter: Keyv 5 rewrites a shared adapter's namespace, so Silo never
+ * relies on namespaces to keep its records apart.
+ *
+ * Main store:
+ *   <p>:account:<name>          Account JSON
+ *   <p>:accounts                JSON array of account names (for listing accounts)
+ *   <p>:key:<sha256 hex>        StoredKey JSON (lookup by the hash of a presented key value)
+ *   <p>:keys:<account>          JSON array of the account's StoredKeys (listing, name uniqueness)
+ *   <p>:meta:<uuid>             SiloRecord JSON (metadata only, never data)
+ *   <p>:index:<account>         listing index: a Redis sorted set, or a JSON array elsewhere
+ *   <p>:lock:<name>             a lock (Redis or compare-and-swap stores only)
+ * Region store of region R:
+ *   <p>:data:<R>:<uuid>         data record: header line (SiloRecord JSON), "\n", the exact JSON text
+ *
+ * Names chosen by people (accounts) are URI-encoded so that no name can reach into another key.
+ */
+import type { Region } from '../service/types.js';
+
+export interface StorageKeys {
+  account(name: string): string;
+  accounts(): string;
+  key(hash: string): string;
+  keys(account: string): string;
+  meta(uuid: string): string;
+  index(account: string): string;
+  lock(name: string): string;
+  data(region: Region, uuid: string): string;
+}
+
+export const DEFAULT_PREFIX = 'silo';
+
+export function storageKeys(prefix: string = DEFAULT_PREFIX): StorageKeys {
+  const enc = encodeURIComponent;
+  return {
+    account: (name) => `${prefix}:account:${enc(name)}`,
+    accounts: () => `${prefix}:accounts`,
+    key: (hash) => `${prefix}:key:${hash}`,
+    keys: (account) => `${prefix}:keys:${enc(account)}`,
+    meta: (uuid) => `${prefix}:meta:${uuid}`,
+    index: (account) => `${prefix}:index:${enc(account)}`,
+    lock: (name) => `${prefix}:lock:${name}`,
+    data: (region, uuid) => `${prefix}:data:${region}:${uuid}`,
+  };
+}
