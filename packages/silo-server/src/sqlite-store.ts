@@ -1,0 +1,289 @@
+/**
+ * The embedded store: a Keyv 5 storage adapter over better-sqlite3.
+ *
+ * - One table per store (`main`, `region_api`, ...); Keyv's namespace lives in the key itself
+ *   (`<namespace>:<key>`, as Keyv sends it), so a namespace is a key range of the primary key.
+ * - WAL journal, `synchronous=NORMAL` by default: a commit is in the WAL file (the operating
+ *   system's page cache) before the call returns, so every acknowledged write survives the process
+ *   being killed (`kill -9`, a crash). Only a power loss or kernel crash can lose the last commits,
+ *   never the database's consistency. `synchronous: 'full'` also fsyncs the WAL on every commit
+ *   and survives power loss, at the cost measured in benchmarks/storage/sqlite.ts.
+ * - A busy timeout, so that several processes (the server and the `silo` command) can share a file.
+ * - Prepared statements only; the iterator pages by key (keyset pagination, never OFFSET), so a
+ *   full walk is linear in the number of rows.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import Keyv, { type KeyvStoreAdapter, type StoredData } from 'keyv';
+
+export type SqliteSynchronous = 'normal' | 'full';
+
+export interface SqliteStoreOptions {
+  /** A file path, or `:memory:` for a private in-memory database. */
+  path: string;
+  /** The table holding this store's rows; created when missing. Default `keyv`. */
+  table?: string;
+  /** `normal` (default) survives process kills; `full` also survives power loss. */
+  synchronous?: SqliteSynchronous;
+  /** How long a write waits for another process's write lock before failing. Default 5000 ms. */
+  busyTimeoutMs?: number;
+  /** Rows fetched per page by the iterator. Default 100. */
+  iterationLimit?: number;
+}
+
+type Listener = (...args: unknown[]) => void;
+type Row = { key: string; value: string | Buffer; expires: number | null };
+type Stmt<P extends unknown[], R = unknown> = Database.Statement<P, R>;
+
+const TABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
+
+/** The first string after every string that starts with `prefix`: `ns:` → `ns;`. */
+function prefixEnd(prefix: string): string {
+  return prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
+}
+
+export class SqliteStore implements KeyvStoreAdapter {
+  /** Keyv reads `dialect` to know that this store can iterate. */
+  readonly opts: { dialect: 'sqlite'; url: string; table: string; synchronous: SqliteSynchronous };
+  namespace?: string | undefined;
+
+  readonly #db: Database.Database;
+  readonly #iterationLimit: number;
+  readonly #listeners = new Map<string, Listener[]>();
+  readonly #get: Stmt<[string], Row>;
+  readonly #set: Stmt<[string, string | Buffer, number | null]>;
+  readonly #delete: Stmt<[string]>;
+  readonly #getMany: Stmt<[string], Row>;
+  readonly #deleteMany: Stmt<[string]>;
+  readonly #clearAll: Stmt<[]>;
+  readonly #clearRange: Stmt<[string, string]>;
+  readonly #pageAll: Stmt<[string, number], Row>;
+  readonly #pageAllFirst: Stmt<[string, number], Row>;
+  readonly #pageRange: Stmt<[string, string, number], Row>;
+  readonly #pageRangeFirst: Stmt<[string, string, number], Row>;
+  readonly #purge: Stmt<[number]>;
+  readonly #cas: Database.Transaction<(key: string, expected: string | undefined, next: string | undefined) => boolean>;
+
+  constructor(options: SqliteStoreOptions) {
+    const table = options.table ?? 'keyv';
+    if (!TABLE_NAME.test(table)) throw new TypeError(`invalid SQLite table name: ${JSON.stringify(table)}`);
+    const synchronous = options.synchronous ?? 'normal';
+    if (synchronous !== 'normal' && synchronous !== 'full') {
+      throw new TypeError(`synchronous must be "normal" or "full", got ${JSON.stringify(synchronous)}`);
+    }
+    this.#iterationLimit = Math.max(1, Math.floor(options.iterationLimit ?? 100));
+    this.opts = { dialect: 'sqlite', url: `sqlite://${options.path}`, table, synchronous };
+
+    const memory = options.path === ':memory:';
+    if (!memory) fs.mkdirSync(path.dirname(path.resolve(options.path)), { recursive: true, mode: 0o700 });
+    this.#db = new Database(options.path, { timeout: options.busyTimeoutMs ?? 5000 });
+    try {
+      if (!memory) {
+        const mode = this.#db.pragma('journal_mode = WAL', { simple: true });
+        if (String(mode).toLowerCase() !== 'wal') throw new Error(`could not switch ${options.path} to WAL (got ${String(mode)})`);
+      }
+      this.#db.pragma(`synchronous = ${synchronous.toUpperCase()}`);
+      // After a checkpoint, cut the WAL back to 64 MB so that large silos do not leave it huge.
+      this.#db.pragma('journal_size_limit = 67108864');
+      this.#db.exec(`CREATE TABLE IF NOT EXISTS "${table}" (key TEXT PRIMARY KEY, value NOT NULL, expires INTEGER)`);
+    } catch (error) {
+      this.#db.close();
+      throw error;
+    }
+    const t = `"${table}"`;
+    const cols = 'key, value, expires';
+    this.#get = this.#db.prepare(`SELECT ${cols} FROM ${t} WHERE key = ?`);
+    this.#set = this.#db.prepare(
+      `INSERT INTO ${t} (key, value, expires) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value, expires = excluded.expires`,
+    );
+    this.#delete = this.#db.prepare(`DELETE FROM ${t} WHERE key = ?`);
+    this.#getMany = this.#db.prepare(`SELECT ${cols} FROM ${t} WHERE key IN (SELECT value FROM json_each(?))`);
+    this.#deleteMany = this.#db.prepare(`DELETE FROM ${t} WHERE key IN (SELECT value FROM json_each(?))`);
+    this.#clearAll = this.#db.prepare(`DELETE FROM ${t}`);
+    this.#clearRange = this.#db.prepare(`DELETE FROM ${t} WHERE key >= ? AND key < ?`);
+    this.#pageAllFirst = this.#db.prepare(`SELECT ${cols} FROM ${t} WHERE key >= ? ORDER BY key LIMIT ?`);
+    this.#pageAll = this.#db.prepare(`SELECT ${cols} FROM ${t} WHERE key > ? ORDER BY key LIMIT ?`);
+    this.#pageRangeFirst = this.#db.prepare(`SELECT ${cols} FROM ${t} WHERE key >= ? AND key < ? ORDER BY key LIMIT ?`);
+    this.#pageRange = this.#db.prepare(`SELECT ${cols} FROM ${t} WHERE key > ? AND key < ? ORDER BY key LIMIT ?`);
+    this.#purge = this.#db.prepare(`DELETE FROM ${t} WHERE expires IS NOT NULL AND expires <= ?`);
+    this.#cas = this.#db.transaction((key: string, expected: string | undefined, next: string | undefined) => {
+      const row = this.#get.get(key);
+      const current = row === undefined || this.#expired(row) ? undefined : row.value;
+      const same =
+        current === undefined || expected === undefined
+          ? current === expected
+          : (typeof current === 'string' ? current : current.toString('utf8')) === expected;
+      if (!same) return false;
+      if (next === undefined) this.#delete.run(key);
+      else this.#set.run(key, next, null);
+      return true;
+    });
+    this.purgeExpired();
+  }
+
+  /** The underlying connection, for health checks and maintenance. */
+  get database(): Database.Database {
+    return this.#db;
+  }
+
+  /** Whether the file is in WAL mode (always false for `:memory:`). */
+  get walEnabled(): boolean {
+    return String(this.#db.pragma('journal_mode', { simple: true })).toLowerCase() === 'wal';
+  }
+
+  async get<Value>(key: string): Promise<StoredData<Value> | undefined> {
+    const row = this.#get.get(key);
+    if (row === undefined || this.#expired(row)) return undefined;
+    return row.value as StoredData<Value>;
+  }
+
+  async getMany<Value>(keys: string[]): Promise<Array<StoredData<Value | undefined>>> {
+    if (keys.length === 0) return [];
+    const found = new Map<string, Row>();
+    for (const row of this.#getMany.all(JSON.stringify(keys))) found.set(row.key, row);
+    return keys.map((key) => {
+      const row = found.get(key);
+      return row === undefined || this.#expired(row) ? undefined : (row.value as StoredData<Value>);
+    });
+  }
+
+  async set(key: string, value: unknown, ttl?: number): Promise<boolean> {
+    if (typeof value !== 'string' && !Buffer.isBuffer(value)) {
+      throw new TypeError('SqliteStore stores strings or Buffers (Keyv serializes values before storing them)');
+    }
+    const expires = typeof ttl === 'number' && ttl > 0 ? Date.now() + ttl : null;
+    this.#set.run(key, value, expires);
+    return true;
+  }
+
+  /**
+   * Writes all entries in one transaction. Keyv's `setMany` returns what the store returns, so this
+   * resolves to one `true` per entry although the adapter type says `void`.
+   */
+  async setMany(entries: Array<{ key: string; value: unknown; ttl?: number }>): Promise<void> {
+    const many = this.#db.transaction((list: typeof entries) => {
+      for (const { key, value, ttl } of list) {
+        if (typeof value !== 'string' && !Buffer.isBuffer(value)) {
+          throw new TypeError('SqliteStore stores strings or Buffers (Keyv serializes values before storing them)');
+        }
+        this.#set.run(key, value, typeof ttl === 'number' && ttl > 0 ? Date.now() + ttl : null);
+      }
+    });
+    many(entries);
+    return entries.map(() => true) as unknown as void;
+  }
+
+  async delete(key: string): Promise<boolean> {
+    return this.#delete.run(key).changes > 0;
+  }
+
+  async deleteMany(keys: string[]): Promise<boolean> {
+    if (keys.length === 0) return false;
+    return this.#deleteMany.run(JSON.stringify(keys)).changes > 0;
+  }
+
+  async has(key: string): Promise<boolean> {
+    const row = this.#get.get(key);
+    return row !== undefined && !this.#expired(row);
+  }
+
+  async hasMany(keys: string[]): Promise<boolean[]> {
+    if (keys.length === 0) return [];
+    const found = new Set<string>();
+    for (const row of this.#getMany.all(JSON.stringify(keys))) if (!this.#expired(row)) found.add(row.key);
+    return keys.map((key) => found.has(key));
+  }
+
+  /**
+   * Sets `key` to `next` (deletes it when `next` is undefined) if and only if its current value is
+   * `expected` (undefined: absent or expired), in one IMMEDIATE transaction: atomic across every
+   * process that shares the file (koa-silo's CompareAndSwapAdapter, used for its locks).
+   */
+  compareAndSwap(key: string, expected: string | undefined, next: string | undefined): boolean {
+    return this.#cas.immediate(key, expected, next);
+  }
+
+  /** Removes this namespace's keys (every key of the table when no namespace is set). */
+  async clear(): Promise<void> {
+    if (this.namespace) {
+      const prefix = `${this.namespace}:`;
+      this.#clearRange.run(prefix, prefixEnd(prefix));
+    } else {
+      this.#clearAll.run();
+    }
+  }
+
+  /**
+   * Every live `[key, value]` whose key starts with `<namespace>:` (every key without a namespace),
+   * in key order, one page of `iterationLimit` rows per query.
+   */
+  async *iterator<Value>(namespace?: string): AsyncGenerator<Array<string | Awaited<Value> | undefined>, void> {
+    const limit = this.#iterationLimit;
+    const prefix = namespace ? `${namespace}:` : '';
+    const end = namespace ? prefixEnd(prefix) : undefined;
+    let cursor = prefix;
+    let first = true;
+    for (;;) {
+      const rows =
+        end === undefined
+          ? (first ? this.#pageAllFirst : this.#pageAll).all(cursor, limit)
+          : (first ? this.#pageRangeFirst : this.#pageRange).all(cursor, end, limit);
+      first = false;
+      for (const row of rows) {
+        if (!this.#expired(row)) yield [row.key, row.value as Awaited<Value>];
+      }
+      if (rows.length < limit) return;
+      cursor = rows[rows.length - 1]!.key;
+    }
+  }
+
+  /** Deletes rows whose TTL has passed; returns how many. Run at open. */
+  purgeExpired(now = Date.now()): number {
+    return this.#purge.run(now).changes;
+  }
+
+  /** A cheap query that fails when the database cannot be read. */
+  check(): void {
+    this.#db.prepare('SELECT 1').get();
+  }
+
+  async disconnect(): Promise<void> {
+    if (this.#db.open) this.#db.close();
+  }
+
+  on(event: string, listener: (...args: unknown[]) => void): this {
+    const list = this.#listeners.get(event) ?? [];
+    list.push(listener);
+    this.#listeners.set(event, list);
+    return this;
+  }
+
+  off(event: string, listener: (...args: unknown[]) => void): this {
+    const list = this.#listeners.get(event);
+    if (list) this.#listeners.set(event, list.filter((l) => l !== listener));
+    return this;
+  }
+
+  /** Never throws for an `error` without listeners (unlike node's EventEmitter). */
+  emit(event: string, ...args: unknown[]): boolean {
+    const list = this.#listeners.get(event);
+    if (!list || list.length === 0) return false;
+    for (const listener of [...list]) listener(...args);
+    return true;
+  }
+
+  #expired(row: Row): boolean {
+    return row.expires !== null && row.expires <= Date.now();
+  }
+}
+
+/**
+ * A Keyv over a SqliteStore that throws storage errors instead of swallowing them, so that the
+ * service can answer 503 rather than mistaking a failed read for a missing record.
+ */
+export function createSqliteKeyv(options: SqliteStoreOptions & { namespace?: string }): Keyv {
+  const store = new SqliteStore(options);
+  const keyv = new Keyv({ store, namespace: options.namespace ?? 'keyv', throwOnErrors: true });
+  return keyv;
+}

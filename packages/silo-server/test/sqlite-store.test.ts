@@ -1,0 +1,229 @@
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Keyv from 'keyv';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { createSqliteKeyv, SqliteStore } from '../src/sqlite-store.js';
+
+const tmpRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'silo-sqlite-'));
+afterAll(() => fs.rmSync(tmpRoot, { recursive: true, force: true }));
+let n = 0;
+const tmpFile = () => path.join(tmpRoot, `t${++n}`, 'store.sqlite');
+
+const open: SqliteStore[] = [];
+afterEach(async () => {
+  for (const s of open.splice(0)) await s.disconnect();
+});
+function store(file = tmpFile(), extra: Partial<ConstructorParameters<typeof SqliteStore>[0]> = {}): SqliteStore {
+  const s = new SqliteStore({ path: file, ...extra });
+  open.push(s);
+  return s;
+}
+
+describe('SqliteStore as a Keyv adapter', () => {
+  it('round-trips large and unicode values through Keyv', async () => {
+    const keyv = new Keyv({ store: store() });
+    const big = 'x'.repeat(2_000_000) + '🎉';
+    const unicode = { s: 'héllo wörld ✓ 日本語 🎉 \u0000 nul, "quotes" \\ back', n: [1, 2.5, -7e300] };
+    await keyv.set('big', big);
+    await keyv.set('uni', unicode);
+    await keyv.set('ключ 🔑', 'unicode key');
+    expect(await keyv.get('big')).toBe(big);
+    expect(await keyv.get('uni')).toEqual(unicode);
+    expect(await keyv.get('ключ 🔑')).toBe('unicode key');
+    expect(await keyv.get('missing')).toBeUndefined();
+  });
+
+  it('stores identity-serialized strings byte for byte (how koa-silo configures Keyv)', async () => {
+    const keyv = new Keyv({ store: store() });
+    keyv.serialize = (d) => d.value as string;
+    keyv.deserialize = (t) => ({ value: t });
+    const text = '{"a":[1,2,{"b":"🎉"}]}\n  trailing';
+    await keyv.set('k', text);
+    expect(await keyv.get('k')).toBe(text);
+  });
+
+  it('has, delete, getMany, setMany, deleteMany, hasMany', async () => {
+    const s = store();
+    const keyv = new Keyv({ store: s });
+    await keyv.setMany([
+      { key: 'a', value: 1 },
+      { key: 'b', value: 2 },
+      { key: 'c', value: 3 },
+    ]);
+    expect(await keyv.has('a')).toBe(true);
+    expect(await keyv.has('z')).toBe(false);
+    expect(await keyv.getMany(['c', 'z', 'a'])).toEqual([3, undefined, 1]);
+    expect(await keyv.hasMany(['a', 'z'])).toEqual([true, false]);
+    expect(await keyv.delete('a')).toBe(true);
+    expect(await keyv.delete('a')).toBe(false);
+    expect(await keyv.deleteMany(['b', 'c'])).toBe(true);
+    expect(await keyv.getMany(['a', 'b', 'c'])).toEqual([undefined, undefined, undefined]);
+  });
+
+  it('honours TTLs and purges expired rows', async () => {
+    const s = store();
+    const keyv = new Keyv({ store: s });
+    await keyv.set('short', 'v', 20);
+    await keyv.set('long', 'v');
+    expect(await keyv.get('short')).toBe('v');
+    await new Promise((r) => setTimeout(r, 40));
+    expect(await keyv.get('short')).toBeUndefined();
+    await s.set('raw', 'v', 1);
+    await new Promise((r) => setTimeout(r, 10));
+    expect(await s.get('raw')).toBeUndefined();
+    expect(s.purgeExpired()).toBeGreaterThanOrEqual(1);
+    expect(await keyv.get('long')).toBe('v');
+  });
+
+  it('iterates a namespace in key order across many pages, and only that namespace', async () => {
+    const file = tmpFile();
+    const s1 = store(file, { iterationLimit: 7 });
+    const a = new Keyv({ store: s1, namespace: 'a' });
+    const b = new Keyv({ store: store(file), namespace: 'b' });
+    const keys = Array.from({ length: 50 }, (_, i) => `k:${String(i).padStart(3, '0')}`);
+    for (const k of keys) await a.set(k, { k });
+    await a.set('', 'empty key');
+    await b.set('k:000', 'other namespace');
+    const seen: Array<[string, unknown]> = [];
+    for await (const [key, value] of a.iterator!()) seen.push([key as string, value]);
+    expect(seen.map(([k]) => k)).toEqual(['', ...keys]);
+    expect(seen[1]![1]).toEqual({ k: 'k:000' });
+  });
+
+  it('the iterator walks many rows in linear time (keyset pagination)', async () => {
+    const s = store(tmpFile(), { iterationLimit: 100 });
+    s.database.exec('BEGIN');
+    const ins = s.database.prepare('INSERT INTO keyv (key, value) VALUES (?, ?)');
+    for (let i = 0; i < 50_000; i++) ins.run(`ns:${String(i).padStart(6, '0')}`, 'v');
+    s.database.exec('COMMIT');
+    const t0 = performance.now();
+    let count = 0;
+    for await (const _ of s.iterator('ns')) count++;
+    const ms = performance.now() - t0;
+    expect(count).toBe(50_000);
+    // OFFSET paging would read ~12.5 million rows here; keyset paging reads each once.
+    expect(ms).toBeLessThan(2000);
+  });
+
+  it('clear removes only its namespace, or everything without one', async () => {
+    const file = tmpFile();
+    const a = new Keyv({ store: store(file), namespace: 'a' });
+    const b = new Keyv({ store: store(file), namespace: 'b' });
+    await a.set('x', 1);
+    await b.set('x', 2);
+    await a.clear();
+    expect(await a.get('x')).toBeUndefined();
+    expect(await b.get('x')).toBe(2);
+    const raw = store(file);
+    await raw.clear();
+    expect(await b.get('x')).toBeUndefined();
+  });
+
+  it('keeps data across close and reopen, in WAL mode', async () => {
+    const file = tmpFile();
+    const s = store(file);
+    expect(s.walEnabled).toBe(true);
+    expect(s.opts.dialect).toBe('sqlite');
+    const keyv = new Keyv({ store: s });
+    await keyv.set('persist', { ok: true });
+    expect(fs.existsSync(`${file}-wal`)).toBe(true);
+    await keyv.disconnect();
+    const again = new Keyv({ store: store(file) });
+    expect(await again.get('persist')).toEqual({ ok: true });
+  });
+
+  it('separate tables in one file are separate stores', async () => {
+    const file = tmpFile();
+    const main = new Keyv({ store: store(file, { table: 'main' }) });
+    const region = new Keyv({ store: store(file, { table: 'region_api' }) });
+    await main.set('k', 'main');
+    await region.set('k', 'region');
+    expect(await main.get('k')).toBe('main');
+    expect(await region.get('k')).toBe('region');
+    expect(() => store(file, { table: 'bad"name' })).toThrow(/table name/);
+  });
+
+  it('two connections (two processes) see each other’s writes at once', async () => {
+    const file = tmpFile();
+    const one = new Keyv({ store: store(file) });
+    const two = new Keyv({ store: store(file) });
+    await one.set('k', 'v1');
+    expect(await two.get('k')).toBe('v1');
+    await two.delete('k');
+    expect(await one.get('k')).toBeUndefined();
+  });
+
+  it('compareAndSwap sets, replaces and deletes only on a match', () => {
+    const s = store();
+    expect(s.compareAndSwap('lock', undefined, 'a')).toBe(true);
+    expect(s.compareAndSwap('lock', undefined, 'b')).toBe(false);
+    expect(s.compareAndSwap('lock', 'x', 'b')).toBe(false);
+    expect(s.compareAndSwap('lock', 'a', 'b')).toBe(true);
+    expect(s.compareAndSwap('lock', 'b', undefined)).toBe(true);
+    expect(s.compareAndSwap('lock', 'b', undefined)).toBe(false);
+    expect(s.compareAndSwap('lock', undefined, 'c')).toBe(true);
+  });
+
+  it('refuses values that are not strings (Keyv serializes first)', async () => {
+    await expect(store().set('k', { not: 'serialized' })).rejects.toThrow(TypeError);
+  });
+
+  it('createSqliteKeyv throws storage errors instead of answering undefined', async () => {
+    const keyv = createSqliteKeyv({ path: tmpFile() });
+    await keyv.set('k', 'v');
+    expect(await keyv.get('k')).toBe('v');
+    await keyv.disconnect();
+    await expect(keyv.get('k')).rejects.toThrow(/not open/);
+  });
+
+  it('supports :memory:', async () => {
+    const keyv = new Keyv({ store: store(':memory:') });
+    await keyv.set('k', 'v');
+    expect(await keyv.get('k')).toBe('v');
+  });
+});
+
+describe('durability', () => {
+  it('every acknowledged write survives kill -9 of the writing process', async () => {
+    const file = tmpFile();
+    const moduleUrl = new URL('../src/sqlite-store.ts', import.meta.url).href;
+    // A child writes numbered keys and reports each one after set() resolved; we kill it mid-stream.
+    const script = `
+      const { SqliteStore } = await import(${JSON.stringify(moduleUrl)});
+      const s = new SqliteStore({ path: ${JSON.stringify(file)} });
+      for (let i = 0; ; i++) {
+        await s.set('k' + i, 'value-' + i + '-' + 'x'.repeat(1000));
+        process.stdout.write(i + '\\n');
+      }
+    `;
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      cwd: path.dirname(fileURLToPath(import.meta.url)),
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let acked = -1;
+    let buf = '';
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('writer did not start')), 15_000);
+      child.stdout.on('data', (chunk: Buffer) => {
+        buf += chunk.toString();
+        const lines = buf.split('\n');
+        buf = lines.pop()!;
+        for (const line of lines) acked = Number(line);
+        if (acked >= 300) {
+          child.kill('SIGKILL');
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+      child.on('error', reject);
+    });
+    await new Promise((r) => child.once('exit', r));
+    const s = store(file);
+    for (let i = 0; i <= acked; i++) {
+      expect(await s.get(`k${i}`)).toBe(`value-${i}-${'x'.repeat(1000)}`);
+    }
+  }, 30_000);
+});
