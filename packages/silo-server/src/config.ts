@@ -1,0 +1,260 @@
+/**
+ * Environment and flags → validated server options. Every setting has one environment variable
+ * and one flag (the flag wins). A bad value is a ConfigError whose message is the one line the
+ * command prints: it names the variable, the value and what is allowed.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import net from 'node:net';
+import { REGIONS, envSuffix, type Region } from './regions.js';
+import { parseStoreUrl, StartupError, type StoreLocation } from './stores.js';
+import type { SqliteSynchronous } from './sqlite-store.js';
+
+export class ConfigError extends StartupError {
+  override name = 'ConfigError';
+}
+
+export interface ServerConfig {
+  /** 0 picks a free port (the log line `listening` tells which). */
+  port: number;
+  /** Bind address; undefined = every interface. */
+  listenAddress?: string;
+  dataDir: string;
+  store: { main: StoreLocation; regions: Record<Region, StoreLocation> };
+  hosts: Record<Region, string>;
+  /** The default plan's requests per minute; 0 turns rate limiting off; undefined keeps koa-silo's default. */
+  rateLimitPerMinute?: number;
+  /** The default plan's `file_data` size limit in bytes; undefined keeps koa-silo's default (10 MB). */
+  maxDataBytes?: number;
+  publicQueries: boolean;
+  trustProxy: boolean;
+  tls?: { certPath: string; keyPath: string };
+  sqliteSynchronous: SqliteSynchronous;
+}
+
+export type Env = Record<string, string | undefined>;
+/** Flag values as node:util parseArgs returns them. */
+export type Flags = Record<string, string | boolean | undefined>;
+
+type Kind = 'string' | 'boolean';
+
+export interface Setting {
+  env: string;
+  flag: string;
+  kind: Kind;
+  default: string;
+  help: string;
+  /** Settings that matter to every command (storage); the others only to `serve`. */
+  storage?: boolean;
+}
+
+export const DEFAULT_HOSTS: Record<Region, string> = {
+  api: 'api.localhost',
+  'sg-01-api': 'sg-01-api.localhost',
+  'usc-01-api': 'usc-01-api.localhost',
+};
+
+export const STORE_FILE = 'silo.sqlite';
+
+/** Every setting, in the order of `silo --help` and the README's table. */
+export const SETTINGS: Setting[] = [
+  { env: 'PORT', flag: 'port', kind: 'string', default: '8080', help: 'TCP port to serve on (0 picks a free one)' },
+  { env: 'SILO_LISTEN_ADDRESS', flag: 'listen-address', kind: 'string', default: 'every interface', help: 'address to bind, e.g. 127.0.0.1' },
+  { env: 'SILO_DATA_DIR', flag: 'data-dir', kind: 'string', default: './.silo-data', help: 'directory of the embedded store', storage: true },
+  { env: 'SILO_STORE_URL', flag: 'store-url', kind: 'string', default: `sqlite://<SILO_DATA_DIR>/${STORE_FILE}`, help: 'sqlite://<path> or redis://host:port[/db]', storage: true },
+  ...REGIONS.map((r) => ({
+    env: `SILO_STORE_URL_${envSuffix(r)}`,
+    flag: `store-url-${r}`,
+    kind: 'string' as const,
+    default: 'SILO_STORE_URL',
+    help: `storage of region ${r}'s silo data`,
+    storage: true,
+  })),
+  ...REGIONS.map((r) => ({
+    env: `SILO_HOST_${envSuffix(r)}`,
+    flag: `host-${r}`,
+    kind: 'string' as const,
+    default: DEFAULT_HOSTS[r],
+    help: `host name of region ${r}`,
+  })),
+  { env: 'SILO_RATE_LIMIT_PER_MINUTE', flag: 'rate-limit-per-minute', kind: 'string', default: "the default plan's", help: 'requests per minute per client of the default plan; 0 = off' },
+  { env: 'SILO_MAX_DATA_BYTES', flag: 'max-data-bytes', kind: 'string', default: '10MB', help: 'size limit of file_data for the default plan (bytes, or 500KB, 10MB, 1GB)' },
+  { env: 'SILO_PUBLIC_QUERIES', flag: 'public-queries', kind: 'boolean', default: 'false', help: 'allow query and search parameters on /public/<uuid>' },
+  { env: 'SILO_TRUST_PROXY', flag: 'trust-proxy', kind: 'boolean', default: 'false', help: 'take the client address from X-Forwarded-For' },
+  { env: 'SILO_TLS_CERT', flag: 'tls-cert', kind: 'string', default: '', help: 'PEM certificate file: serve HTTPS (needs SILO_TLS_KEY)' },
+  { env: 'SILO_TLS_KEY', flag: 'tls-key', kind: 'string', default: '', help: 'PEM private key file: serve HTTPS (needs SILO_TLS_CERT)' },
+  { env: 'SILO_SQLITE_SYNC', flag: 'sqlite-sync', kind: 'string', default: 'normal', help: 'normal: writes survive a killed process; full: also a power loss (slower)', storage: true },
+];
+
+/** parseArgs option definitions for the settings (all settings for `serve`, storage ones otherwise). */
+export function settingOptions(storageOnly: boolean): Record<string, { type: Kind }> {
+  const options: Record<string, { type: Kind }> = {};
+  for (const s of SETTINGS) if (!storageOnly || s.storage) options[s.flag] = { type: s.kind };
+  return options;
+}
+
+const TRUE = new Set(['1', 'true', 'yes', 'on']);
+const FALSE = new Set(['0', 'false', 'no', 'off', '']);
+
+class Reader {
+  constructor(
+    private readonly env: Env,
+    private readonly flags: Flags,
+  ) {}
+
+  /** The raw value and where it came from (for messages), or undefined when unset. */
+  raw(setting: Setting): { value: string | boolean; source: string } | undefined {
+    const flag = this.flags[setting.flag];
+    if (flag !== undefined) return { value: flag, source: `--${setting.flag}` };
+    const env = this.env[setting.env];
+    if (env !== undefined && env !== '') return { value: env, source: setting.env };
+    return undefined;
+  }
+
+  string(name: string): { value: string; source: string } | undefined {
+    const got = this.raw(setting(name));
+    if (got === undefined) return undefined;
+    return { value: String(got.value).trim(), source: got.source };
+  }
+
+  boolean(name: string): boolean {
+    const got = this.raw(setting(name));
+    if (got === undefined) return false;
+    if (typeof got.value === 'boolean') return got.value;
+    const v = got.value.trim().toLowerCase();
+    if (TRUE.has(v)) return true;
+    if (FALSE.has(v)) return false;
+    throw new ConfigError(`${got.source} must be 1/0, true/false, yes/no or on/off, got ${JSON.stringify(got.value)}`);
+  }
+}
+
+function setting(env: string): Setting {
+  const s = SETTINGS.find((x) => x.env === env);
+  if (!s) throw new Error(`unknown setting ${env}`);
+  return s;
+}
+
+function integer(got: { value: string; source: string }, min: number, max: number, what: string): number {
+  if (!/^[0-9]+$/.test(got.value) || Number(got.value) < min || Number(got.value) > max) {
+    throw new ConfigError(`${got.source} must be ${what}, got ${JSON.stringify(got.value)}`);
+  }
+  return Number(got.value);
+}
+
+const UNITS: Record<string, number> = { '': 1, B: 1, KB: 1_000, MB: 1_000_000, GB: 1_000_000_000, KIB: 1024, MIB: 1024 ** 2, GIB: 1024 ** 3 };
+
+/** `10485760`, `500KB`, `10MB`, `1GiB` → bytes (decimal units: 1 MB = 1 000 000 bytes). */
+export function parseBytes(got: { value: string; source: string }): number {
+  const m = /^([0-9]+)\s*([a-zA-Z]*)$/.exec(got.value);
+  const unit = m ? UNITS[m[2]!.toUpperCase()] : undefined;
+  const bytes = m && unit !== undefined ? Number(m[1]) * unit : NaN;
+  if (!Number.isSafeInteger(bytes) || bytes < 1) {
+    throw new ConfigError(`${got.source} must be a positive size such as 10485760, 500KB or 10MB, got ${JSON.stringify(got.value)}`);
+  }
+  return bytes;
+}
+
+const HOST_NAME = /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/;
+
+function storeUrl(got: { value: string; source: string }, cwd: string): StoreLocation {
+  try {
+    return parseStoreUrl(got.value, cwd);
+  } catch (error) {
+    throw new ConfigError(`${got.source}: ${(error as Error).message}`);
+  }
+}
+
+/** Storage settings only: what every command needs. */
+export function loadStorageConfig(env: Env = process.env, flags: Flags = {}, cwd = process.cwd()): Pick<ServerConfig, 'dataDir' | 'store' | 'sqliteSynchronous'> {
+  const read = new Reader(env, flags);
+  const dataDirRaw = read.string('SILO_DATA_DIR');
+  if (dataDirRaw && dataDirRaw.value === '') throw new ConfigError(`${dataDirRaw.source} must not be empty`);
+  const dataDir = path.resolve(cwd, dataDirRaw?.value ?? '.silo-data');
+  if (fs.existsSync(dataDir) && !fs.statSync(dataDir).isDirectory()) {
+    throw new ConfigError(`${dataDirRaw?.source ?? 'SILO_DATA_DIR'} is not a directory: ${dataDir}`);
+  }
+  const mainRaw = read.string('SILO_STORE_URL');
+  const main = mainRaw ? storeUrl(mainRaw, cwd) : parseStoreUrl(`sqlite://${path.join(dataDir, STORE_FILE)}`);
+  const regions = {} as Record<Region, StoreLocation>;
+  for (const r of REGIONS) {
+    const got = read.string(`SILO_STORE_URL_${envSuffix(r)}`);
+    regions[r] = got ? storeUrl(got, cwd) : main;
+  }
+  const syncRaw = read.string('SILO_SQLITE_SYNC');
+  const sync = (syncRaw?.value ?? 'normal').toLowerCase();
+  if (sync !== 'normal' && sync !== 'full') {
+    throw new ConfigError(`${syncRaw!.source} must be normal or full, got ${JSON.stringify(syncRaw!.value)}`);
+  }
+  return { dataDir, store: { main, regions }, sqliteSynchronous: sync };
+}
+
+/** Every setting, validated. Throws ConfigError with a one-line message. */
+export function loadConfig(env: Env = process.env, flags: Flags = {}, cwd = process.cwd()): ServerConfig {
+  const read = new Reader(env, flags);
+  const storage = loadStorageConfig(env, flags, cwd);
+
+  const portRaw = read.string('PORT');
+  const port = portRaw ? integer(portRaw, 0, 65535, 'a port number from 0 to 65535') : 8080;
+
+  const listenRaw = read.string('SILO_LISTEN_ADDRESS');
+  if (listenRaw && net.isIP(listenRaw.value) === 0 && listenRaw.value !== 'localhost') {
+    throw new ConfigError(`${listenRaw.source} must be an IP address such as 127.0.0.1 or ::, got ${JSON.stringify(listenRaw.value)}`);
+  }
+
+  const hosts = {} as Record<Region, string>;
+  const seen = new Map<string, string>();
+  for (const r of REGIONS) {
+    const got = read.string(`SILO_HOST_${envSuffix(r)}`);
+    const host = (got?.value ?? DEFAULT_HOSTS[r]).toLowerCase().replace(/\.$/, '');
+    if (got && !HOST_NAME.test(host)) {
+      throw new ConfigError(`${got.source} must be a host name without scheme or port, such as sg.example.com, got ${JSON.stringify(got.value)}`);
+    }
+    const other = seen.get(host);
+    if (other) throw new ConfigError(`${got?.source ?? `SILO_HOST_${envSuffix(r)}`} repeats the host of region ${other}: ${host}; each region needs its own host`);
+    seen.set(host, r);
+    hosts[r] = host;
+  }
+
+  const rateRaw = read.string('SILO_RATE_LIMIT_PER_MINUTE');
+  const rateLimitPerMinute = rateRaw ? integer(rateRaw, 0, 1_000_000_000, 'a whole number of requests per minute (0 = off)') : undefined;
+
+  const sizeRaw = read.string('SILO_MAX_DATA_BYTES');
+  const maxDataBytes = sizeRaw ? parseBytes(sizeRaw) : undefined;
+
+  const certRaw = read.string('SILO_TLS_CERT');
+  const keyRaw = read.string('SILO_TLS_KEY');
+  let tls: ServerConfig['tls'];
+  if (certRaw || keyRaw) {
+    if (!certRaw || !keyRaw) throw new ConfigError('SILO_TLS_CERT and SILO_TLS_KEY go together: set both (PEM files) or neither');
+    const certPath = path.resolve(cwd, certRaw.value);
+    const keyPath = path.resolve(cwd, keyRaw.value);
+    for (const [p, got] of [[certPath, certRaw], [keyPath, keyRaw]] as const) {
+      try {
+        fs.accessSync(p, fs.constants.R_OK);
+      } catch {
+        throw new ConfigError(`${got.source}: cannot read ${p}`);
+      }
+    }
+    tls = { certPath, keyPath };
+  }
+
+  return {
+    port,
+    ...(listenRaw ? { listenAddress: listenRaw.value } : {}),
+    ...storage,
+    hosts,
+    ...(rateLimitPerMinute !== undefined ? { rateLimitPerMinute } : {}),
+    ...(maxDataBytes !== undefined ? { maxDataBytes } : {}),
+    publicQueries: read.boolean('SILO_PUBLIC_QUERIES'),
+    trustProxy: read.boolean('SILO_TRUST_PROXY'),
+    ...(tls ? { tls } : {}),
+  };
+}
+
+/** The settings as `silo --help` shows them. */
+export function settingsHelp(): string {
+  const rows = SETTINGS.map((s) => [`--${s.flag}${s.kind === 'string' ? ' V' : ''}`, s.env, s.help, s.default ? `(default: ${s.default})` : '']);
+  const w0 = Math.max(...rows.map((r) => r[0]!.length));
+  const w1 = Math.max(...rows.map((r) => r[1]!.length));
+  return rows.map(([f, e, h, d]) => `  ${f!.padEnd(w0)}  ${e!.padEnd(w1)}  ${h} ${d}`.trimEnd()).join('\n');
+}

@@ -1,0 +1,245 @@
+/**
+ * Store URLs → Keyv stores.
+ *
+ * - `sqlite://<path>`: the embedded store (`sqlite:///abs/file.sqlite`, `sqlite://relative.sqlite`,
+ *   `sqlite://:memory:`). Each store role is its own table in the file: `main` (accounts, keys,
+ *   silo metadata) and `region_api`, `region_sg_01_api`, `region_usc_01_api` (silo data).
+ * - `redis://[user:password@]host[:port][/db]` (or `rediss://`): each role is its own Keyv
+ *   namespace in that database (`silo:main::<key>`, `silo:region:api::<key>`, ...). Processes
+ *   given the same URL share one client per URL.
+ *
+ * Every Keyv made here throws storage errors (`throwOnErrors`), so that an outage becomes a 503
+ * rather than a silent "not found". A Redis that cannot be reached at start is an error within
+ * `connectTimeoutMs`; once started, the client reconnects by itself and commands fail fast while it
+ * is away (no offline queue), so requests answer 503 instead of hanging.
+ */
+import path from 'node:path';
+import Keyv from 'keyv';
+import KeyvRedis, { createClient, type RedisClientType } from '@keyv/redis';
+import { REGIONS, type Region } from './regions.js';
+import { SqliteStore, type SqliteSynchronous } from './sqlite-store.js';
+
+export type StoreRole = 'main' | Region;
+
+export type StoreLocation =
+  | { kind: 'sqlite'; path: string; url: string }
+  | { kind: 'redis'; url: string; db: number; display: string };
+
+/** A problem with configuration or storage found at start: reported as one line, no stack. */
+export class StartupError extends Error {
+  override name = 'StartupError';
+}
+
+/** Parses and validates a store URL. Relative SQLite paths resolve against `cwd`. */
+export function parseStoreUrl(raw: string, cwd = process.cwd()): StoreLocation {
+  const value = raw.trim();
+  if (value.startsWith('sqlite://')) {
+    const p = value.slice('sqlite://'.length);
+    if (p === '') throw new StartupError('a sqlite:// store URL needs a file path, e.g. sqlite://./.silo-data/silo.sqlite');
+    if (p === ':memory:') return { kind: 'sqlite', path: ':memory:', url: 'sqlite://:memory:' };
+    if (p.endsWith('/')) throw new StartupError(`a sqlite:// store URL names a file, not a directory: ${value}`);
+    const abs = path.resolve(cwd, p);
+    return { kind: 'sqlite', path: abs, url: `sqlite://${abs}` };
+  }
+  if (value.startsWith('redis://') || value.startsWith('rediss://')) {
+    let url: URL;
+    try {
+      url = new URL(value);
+    } catch {
+      throw new StartupError(`not a valid Redis URL: ${redact(value)}`);
+    }
+    if (!url.hostname) throw new StartupError(`a Redis URL needs a host: ${redact(value)}`);
+    if (url.port !== '' && !(Number(url.port) >= 1 && Number(url.port) <= 65535)) {
+      throw new StartupError(`invalid Redis port in ${redact(value)}`);
+    }
+    const dbPart = url.pathname.replace(/^\//, '');
+    if (dbPart !== '' && !/^(0|[1-9][0-9]{0,4})$/.test(dbPart)) {
+      throw new StartupError(`the Redis database in ${redact(value)} must be a non-negative integer (redis://host:port/db)`);
+    }
+    const db = dbPart === '' ? 0 : Number(dbPart);
+    return { kind: 'redis', url: value, db, display: redact(value) };
+  }
+  throw new StartupError(
+    `unsupported store URL ${JSON.stringify(redact(value))}: use sqlite://<path> or redis://host:port[/db]`,
+  );
+}
+
+/** A URL fit for logs and errors: any password replaced by `***`. */
+export function redact(url: string): string {
+  return url.replace(/^(rediss?:\/\/)([^@/]*)@/, (_m, scheme: string, cred: string) => {
+    const user = cred.includes(':') ? cred.slice(0, cred.indexOf(':')) : '';
+    return `${scheme}${user}:***@`;
+  });
+}
+
+export function describeLocation(location: StoreLocation): string {
+  return location.kind === 'sqlite' ? location.url : location.display;
+}
+
+/** The table (SQLite) or namespace (Redis) of a role. */
+export function sqliteTable(role: StoreRole): string {
+  return role === 'main' ? 'main' : `region_${role.replace(/-/g, '_')}`;
+}
+export function redisNamespace(role: StoreRole): string {
+  return role === 'main' ? 'silo:main' : `silo:region:${role}`;
+}
+
+export interface StoreHandle {
+  role: StoreRole;
+  location: StoreLocation;
+  keyv: Keyv;
+}
+
+export interface OpenStoresOptions {
+  main: StoreLocation;
+  regions: Record<Region, StoreLocation>;
+  sqliteSynchronous?: SqliteSynchronous;
+  /** How long to wait for each Redis at start. Default 3000 ms. */
+  connectTimeoutMs?: number;
+  /** Storage state changes (Redis lost / back). */
+  log?: (level: 'info' | 'warn' | 'error', msg: string, fields?: Record<string, unknown>) => void;
+}
+
+export interface Stores {
+  main: StoreHandle;
+  regions: Record<Region, StoreHandle>;
+  /** The connected Redis client of the main store's URL, when it is Redis (for shared rate limits). */
+  redis?: RedisClientType;
+  /** Resolves when every store answers; rejects with a message naming the first that does not. */
+  check(timeoutMs?: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+interface RedisConn {
+  location: Extract<StoreLocation, { kind: 'redis' }>;
+  client: RedisClientType;
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number, message: () => string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(message())), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+async function connectRedis(
+  location: Extract<StoreLocation, { kind: 'redis' }>,
+  timeoutMs: number,
+  log: NonNullable<OpenStoresOptions['log']>,
+): Promise<RedisConn> {
+  let lastError: Error | undefined;
+  let up = false;
+  const client = createClient({
+    url: location.url,
+    // Commands fail at once while the connection is down, so a request answers 503, never hangs.
+    disableOfflineQueue: true,
+    socket: {
+      connectTimeout: Math.min(timeoutMs, 2000),
+      reconnectStrategy: (retries: number) => Math.min(100 * 2 ** retries, 1000),
+    },
+  }) as unknown as RedisClientType;
+  client.on('error', (error: Error) => {
+    if (up) log('error', 'storage unreachable', { store: location.display, error: error.message });
+    up = false;
+    lastError = error;
+  });
+  client.on('ready', () => {
+    if (lastError && !up) log('info', 'storage reachable again', { store: location.display });
+    up = true;
+  });
+  try {
+    await withTimeout(
+      client.connect().then(() => client.ping()),
+      timeoutMs,
+      () => lastError?.message ?? `no answer within ${timeoutMs} ms`,
+    );
+    up = true;
+    return { location, client };
+  } catch (error) {
+    client.destroy();
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new StartupError(`cannot reach Redis at ${location.display}: ${reason}`);
+  }
+}
+
+function openSqlite(role: StoreRole, location: Extract<StoreLocation, { kind: 'sqlite' }>, synchronous: SqliteSynchronous): StoreHandle {
+  let store: SqliteStore;
+  try {
+    store = new SqliteStore({ path: location.path, table: sqliteTable(role), synchronous });
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new StartupError(`cannot open the SQLite store ${location.path}: ${reason}`);
+  }
+  const keyv = new Keyv({ store, namespace: 'silo', throwOnErrors: true });
+  return { role, location, keyv };
+}
+
+function openRedis(role: StoreRole, conn: RedisConn): StoreHandle {
+  const namespace = redisNamespace(role);
+  const store = new KeyvRedis(conn.client as never, { namespace, throwOnErrors: true, throwOnConnectError: true });
+  // The adapter prefixes keys itself (`namespace::key`), as @keyv/redis's createKeyv does.
+  const keyv = new Keyv(store, { namespace, useKeyPrefix: false, throwOnErrors: true });
+  return { role, location: conn.location, keyv };
+}
+
+/** Opens every store; on any failure closes what was opened and throws a StartupError. */
+export async function openStores(options: OpenStoresOptions): Promise<Stores> {
+  const log = options.log ?? (() => {});
+  const synchronous = options.sqliteSynchronous ?? 'normal';
+  const timeoutMs = options.connectTimeoutMs ?? 3000;
+  const conns = new Map<string, RedisConn>();
+  const handles: StoreHandle[] = [];
+  const closeAll = async () => {
+    for (const h of handles) {
+      if (h.location.kind === 'sqlite') await h.keyv.disconnect().catch(() => {});
+    }
+    for (const c of conns.values()) {
+      if (c.client.isOpen) await c.client.close().catch(() => c.client.destroy());
+    }
+  };
+  try {
+    const all: Array<[StoreRole, StoreLocation]> = [['main', options.main], ...REGIONS.map((r) => [r, options.regions[r]] as [StoreRole, StoreLocation])];
+    // Connect every distinct Redis at once so that the whole start stays within one timeout.
+    const redisLocations = new Map<string, Extract<StoreLocation, { kind: 'redis' }>>();
+    for (const [, loc] of all) if (loc.kind === 'redis') redisLocations.set(loc.url, loc);
+    const results = await Promise.allSettled([...redisLocations.values()].map((loc) => connectRedis(loc, timeoutMs, log)));
+    for (const r of results) if (r.status === 'fulfilled') conns.set(r.value.location.url, r.value);
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) throw failed.reason;
+    for (const [role, loc] of all) {
+      handles.push(loc.kind === 'sqlite' ? openSqlite(role, loc, synchronous) : openRedis(role, conns.get(loc.url)!));
+    }
+  } catch (error) {
+    await closeAll();
+    throw error;
+  }
+  const [main, ...regionHandles] = handles as [StoreHandle, ...StoreHandle[]];
+  const regions = Object.fromEntries(regionHandles.map((h) => [h.role, h])) as Record<Region, StoreHandle>;
+  const mainConn = options.main.kind === 'redis' ? conns.get(options.main.url) : undefined;
+  let closed = false;
+  return {
+    main,
+    regions,
+    ...(mainConn ? { redis: mainConn.client } : {}),
+    async check(checkTimeoutMs = 1000) {
+      for (const h of handles) {
+        if (h.location.kind === 'sqlite') {
+          (h.keyv.store as SqliteStore).check();
+        }
+      }
+      await Promise.all(
+        [...conns.values()].map((c) =>
+          withTimeout(c.client.ping(), checkTimeoutMs, () => `no answer within ${checkTimeoutMs} ms`).catch((error: unknown) => {
+            throw new Error(`Redis ${c.location.display}: ${error instanceof Error ? error.message : String(error)}`);
+          }),
+        ),
+      );
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await closeAll();
+    },
+  };
+}
