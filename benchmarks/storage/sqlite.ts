@@ -30,7 +30,7 @@ function textOf(bytes: number): string {
 
 function identity(keyv: Keyv): Keyv {
   keyv.serialize = (d) => d.value as string;
-  keyv.deserialize = (t) => ({ value: t });
+  keyv.deserialize = <V,>(t: string) => ({ value: t as V });
   return keyv;
 }
 

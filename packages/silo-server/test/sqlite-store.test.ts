@@ -39,7 +39,7 @@ describe('SqliteStore as a Keyv adapter', () => {
   it('stores identity-serialized strings byte for byte (how koa-silo configures Keyv)', async () => {
     const keyv = new Keyv({ store: store() });
     keyv.serialize = (d) => d.value as string;
-    keyv.deserialize = (t) => ({ value: t });
+    keyv.deserialize = <V,>(t: string) => ({ value: t as V });
     const text = '{"a":[1,2,{"b":"🎉"}]}\n  trailing';
     await keyv.set('k', text);
     expect(await keyv.get('k')).toBe(text);
@@ -88,7 +88,7 @@ describe('SqliteStore as a Keyv adapter', () => {
     await a.set('', 'empty key');
     await b.set('k:000', 'other namespace');
     const seen: Array<[string, unknown]> = [];
-    for await (const [key, value] of a.iterator!()) seen.push([key as string, value]);
+    for await (const [key, value] of a.iterator!(undefined)) seen.push([key as string, value]);
     expect(seen.map(([k]) => k)).toEqual(['', ...keys]);
     expect(seen[1]![1]).toEqual({ k: 'k:000' });
   });
