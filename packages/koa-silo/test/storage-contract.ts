@@ -1,0 +1,508 @@
+/**
+ * The storage contract: what Silo needs of a Keyv store, checked through Silo's own storage facade
+ * and services, in the style of @keyv/test-suite. Run it once per store adapter:
+ *
+ *     import { storageContract } from '../../koa-silo/test/storage-contract.js';
+ *     storageContract('sqlite', () => new Keyv({ store: new SqliteStore({ path }) }));
+ *
+ * `makeKeyv` is called for every test (several times in some); each test writes under a storage
+ * prefix of its own, so the Keyvs may share one backing store. Self-contained on purpose: it
+ * imports only vitest, keyv and koa-silo's sources.
+ */
+import Keyv, { type KeyvStoreAdapter } from 'keyv';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ConflictError, NotFoundError, PreconditionFailedError, StorageUnavailableError, UnauthorizedError } from '../src/errors.js';
+import { createServices, REGIONS, type Region, type SiloData, type SiloRecord } from '../src/service/index.js';
+import { createStorage, type SiloStorage } from '../src/storage/index.js';
+
+export interface StorageContractOptions {
+  /** Skip the whole suite (for example: Redis unreachable on a laptop). */
+  skip?: boolean;
+  /**
+   * Two Keyvs from two `makeKeyv()` calls reach the same data and the store is atomic across
+   * them (Redis, or an adapter with compareAndSwap): runs the tests of several server instances.
+   */
+  multiInstance?: boolean;
+  /** Bytes of the large text that must round-trip. Default 5 MB. */
+  largeTextBytes?: number;
+  /** Runs once after the suite: drop what the tests wrote, close clients. */
+  cleanup?: () => Promise<void> | void;
+}
+
+type MakeKeyv = () => Keyv | Promise<Keyv>;
+
+const ACCOUNT_A = 'alice';
+const ACCOUNT_B = 'bob';
+
+/** The methods a failing store answers with a rejection (sync helpers keep working). */
+const IO_METHODS = new Set<PropertyKey>(['get', 'getMany', 'set', 'setMany', 'delete', 'deleteMany', 'has', 'hasMany', 'clear', 'getClient', 'compareAndSwap']);
+
+/**
+ * Wraps an adapter so that, once `fail` is set, every I/O method rejects. Methods run bound to the
+ * real adapter (adapters may use private fields), property writes land on it too.
+ */
+function switchable(inner: object): { adapter: KeyvStoreAdapter; setFailing(on: boolean): void } {
+  let failing = false;
+  const adapter = new Proxy(inner, {
+    get(target, prop) {
+      const value: unknown = Reflect.get(target, prop);
+      if (typeof value !== 'function') return value;
+      if (failing && IO_METHODS.has(prop)) return () => Promise.reject(new Error('injected storage failure'));
+      return (value as (...args: unknown[]) => unknown).bind(target);
+    },
+    set(target, prop, value) {
+      return Reflect.set(target, prop, value);
+    },
+  }) as KeyvStoreAdapter;
+  return { adapter, setFailing: (on) => (failing = on) };
+}
+
+function sorted<T>(items: T[]): T[] {
+  return [...items].sort();
+}
+
+export function storageContract(name: string, makeKeyv: MakeKeyv, options: StorageContractOptions = {}): void {
+  const largeBytes = options.largeTextBytes ?? 5_000_000;
+  let runs = 0;
+  const newPrefix = () => `silo-contract-${process.pid}-${Date.now().toString(36)}-${++runs}`;
+
+  interface Setup {
+    storage: SiloStorage;
+    prefix: string;
+    regionKeyvs: Record<Region, Keyv>;
+    main: Keyv;
+  }
+
+  /** A storage on fresh Keyvs: one for everything, or one per region plus main. */
+  async function setup(layout: 'shared' | 'separate' = 'shared', prefix = newPrefix()): Promise<Setup> {
+    const main = await makeKeyv();
+    const regionKeyvs = {} as Record<Region, Keyv>;
+    for (const region of REGIONS) regionKeyvs[region] = layout === 'separate' ? await makeKeyv() : main;
+    const storage = createStorage({ main, regions: layout === 'separate' ? regionKeyvs : undefined, prefix });
+    return { storage, prefix, regionKeyvs, main };
+  }
+
+  async function withAccounts(storage: SiloStorage, clock?: () => number) {
+    const services = createServices(storage, clock ? { now: clock } : {});
+    await services.accounts.createAccount(ACCOUNT_A);
+    await services.accounts.createAccount(ACCOUNT_B);
+    return services;
+  }
+
+  function record(uuid: string, account = ACCOUNT_A, region: Region = 'api'): SiloRecord {
+    return {
+      file_uuid: uuid,
+      file_name: `name of ${uuid}`,
+      region_name: region,
+      is_public: false,
+      created_at: '2026-01-01T00:00:00.000Z',
+      updated_at: '2026-01-01T00:00:00.000Z',
+      account,
+      version: 'v1',
+      size: 2,
+    };
+  }
+
+  describe.skipIf(options.skip === true)(`storage contract: ${name}`, () => {
+    afterAll(async () => {
+      await options.cleanup?.();
+    });
+
+    describe('records', () => {
+      it('stores an account once: a second account of that name is refused', async () => {
+        const { storage } = await setup();
+        const account = { name: 'acme', plan: 'default', created_at: '2026-01-01T00:00:00.000Z' };
+        expect(await storage.getAccount('acme')).toBeUndefined();
+        expect(await storage.insertAccount(account)).toBe(true);
+        expect(await storage.insertAccount({ ...account, plan: 'pro' })).toBe(false);
+        expect(await storage.getAccount('acme')).toEqual(account);
+        expect(await storage.listAccountNames()).toEqual(['acme']);
+      });
+
+      it('keeps metadata and data apart', async () => {
+        const { storage } = await setup('separate');
+        const uuid = '00000000-0000-4000-8000-000000000001';
+        const meta = record(uuid);
+        await storage.putMeta(meta);
+        expect(await storage.getMeta(uuid)).toEqual(meta);
+        expect(await storage.getData('api', uuid)).toBeUndefined();
+        await storage.putData('api', meta, '{"a":1}');
+        expect(await storage.getData('api', uuid)).toEqual({ record: meta, text: '{"a":1}' });
+        expect(await storage.getData('sg-01-api', uuid)).toBeUndefined();
+        await storage.deleteMeta(uuid);
+        expect(await storage.getMeta(uuid)).toBeUndefined();
+        expect(await storage.getData('api', uuid)).toBeDefined();
+        await storage.deleteData('api', uuid);
+        expect(await storage.getData('api', uuid)).toBeUndefined();
+      });
+
+      it('reads many metadata records at once, undefined where missing', async () => {
+        const { storage } = await setup();
+        const ids = ['00000000-0000-4000-8000-00000000000a', '00000000-0000-4000-8000-00000000000b'];
+        await storage.putMeta(record(ids[0]!));
+        const missing = '00000000-0000-4000-8000-00000000000c';
+        expect(await storage.getMetas([missing, ids[0]!])).toEqual([undefined, record(ids[0]!)]);
+        expect(await storage.getMetas([])).toEqual([]);
+      });
+
+      it('finds a key by its hash; names are unique per account and type', async () => {
+        const { storage } = await setup();
+        const key = { type: 'access' as const, name: 'ci', account: 'acme', created_at: '2026-01-01T00:00:00.000Z', hash: 'ab'.repeat(32) };
+        expect(await storage.insertKey(key)).toBe(true);
+        expect(await storage.insertKey({ ...key, hash: 'cd'.repeat(32) })).toBe(false);
+        expect(await storage.insertKey({ ...key, type: 'manage', hash: 'ef'.repeat(32) })).toBe(true);
+        expect(await storage.insertKey({ ...key, account: 'other', hash: '01'.repeat(32) })).toBe(true);
+        expect(await storage.getKeyByHash(key.hash)).toEqual(key);
+        expect((await storage.listKeys('acme')).map((k) => k.type).sort()).toEqual(['access', 'manage']);
+        expect(await storage.removeKey('acme', 'access', 'ci')).toEqual(key);
+        expect(await storage.getKeyByHash(key.hash)).toBeUndefined();
+        expect(await storage.removeKey('acme', 'access', 'ci')).toBeUndefined();
+        expect(await storage.listKeys('acme')).toHaveLength(1);
+      });
+    });
+
+    describe('exact JSON text', () => {
+      const texts: Record<string, string> = {
+        'unicode and astral characters': JSON.stringify({ 'ключ': 'значение', 中文: '漢字', emoji: '😀👍🏽🏳️‍🌈', math: '𝔸𝕓' }),
+        'escapes and separators': JSON.stringify({ q: '"\\/\b\f\n\r\t', nul: '\u0000', ls: '\u2028\u2029', del: '\u007f' }),
+        '__proto__ and constructor keys': '{"__proto__":{"polluted":true},"constructor":{"prototype":{"x":1}}}',
+        'whitespace kept as written': '[ {"a" : 1 } ,\t{ "b":[ ] } ]',
+        'numbers as written': '{"big":12345678901234567890123,"exp":1E+2,"neg":-0.0}',
+        'empty object': '{}',
+        'empty array': '[]',
+      };
+      for (const [label, text] of Object.entries(texts)) {
+        it(`round-trips ${label}`, async () => {
+          const { storage } = await setup();
+          const meta = record('00000000-0000-4000-8000-000000000002');
+          await storage.putData('api', meta, text);
+          const back = await storage.getData('api', meta.file_uuid);
+          expect(back?.text).toBe(text);
+          expect(back?.record).toEqual(meta);
+        });
+      }
+
+      it('stores file_data as its JSON text and serves exactly that text', async () => {
+        const { storage } = await setup('separate');
+        const { silos } = await withAccounts(storage);
+        const data = JSON.parse('[{"__proto__":{"admin":true},"name":"😀","n":1.5}]') as SiloData;
+        const created = await silos.create(ACCOUNT_A, { file_name: 'f', file_data: data, is_public: true });
+        const read = await silos.read(ACCOUNT_A, created.file_uuid);
+        expect(read.text).toBe(JSON.stringify(data));
+        expect(read.record.size).toBe(Buffer.byteLength(read.text));
+        const served = await silos.readData('api', created.file_uuid, undefined);
+        expect(served.text).toBe(read.text);
+        const parsed = JSON.parse(served.text) as Record<string, unknown>[];
+        expect(Object.hasOwn(parsed[0]!, '__proto__')).toBe(true);
+        expect(({} as Record<string, unknown>).admin).toBeUndefined();
+      });
+
+      it(`round-trips a large text (${largeBytes} bytes)`, { timeout: 30_000 }, async () => {
+        const { storage } = await setup('separate');
+        const { silos } = await withAccounts(storage);
+        const item = { id: 0, text: 'ünïcödé 😀 '.repeat(8), flag: true };
+        const items: (typeof item)[] = [];
+        let size = 2;
+        for (let i = 0; size < largeBytes; i++) {
+          const next = { ...item, id: i };
+          items.push(next);
+          size += Buffer.byteLength(JSON.stringify(next)) + 1;
+        }
+        const created = await silos.create(ACCOUNT_A, { file_name: 'big', file_data: items });
+        expect(created.size).toBeGreaterThanOrEqual(largeBytes);
+        const served = await silos.readData('api', created.file_uuid, ACCOUNT_A);
+        expect(served.text.length).toBe(JSON.stringify(items).length);
+        expect(served.text === JSON.stringify(items)).toBe(true);
+      });
+    });
+
+    describe('listing', () => {
+      it('lists newest first, ties by file_uuid, paginated, with the true total', async () => {
+        const { storage } = await setup();
+        let clock = 0;
+        const { silos } = await withAccounts(storage, () => clock);
+        const times = [1000, 1000, 2000, 3000, 3000, 3000, 4000];
+        const created: SiloRecord[] = [];
+        for (const t of times) {
+          clock = t;
+          created.push(await silos.create(ACCOUNT_A, { file_name: `at ${t}`, file_data: {} }));
+        }
+        const expected = [...created]
+          .sort((a, b) => b.created_at.localeCompare(a.created_at) || a.file_uuid.localeCompare(b.file_uuid))
+          .map((r) => r.file_uuid);
+        const pages = await Promise.all([1, 2, 3, 4].map((page) => silos.list(ACCOUNT_A, page, 3)));
+        expect(pages.map((p) => p.metadata.total_items)).toEqual([7, 7, 7, 7]);
+        expect(pages.flatMap((p) => p.silos.map((s) => s.file_uuid))).toEqual(expected);
+        expect(pages[3]!.silos).toEqual([]);
+        expect(pages[0]!.metadata).toEqual({ total_items: 7, per_page: 3, page_no: 1 });
+        expect(Object.keys(pages[0]!.silos[0]!).sort()).toEqual(
+          ['created_at', 'file_name', 'file_uuid', 'is_public', 'region_name', 'updated_at'],
+        );
+        expect((await silos.list(ACCOUNT_B, 1, 25)).metadata.total_items).toBe(0);
+      });
+
+      it('never reads a data store to list', async () => {
+        const { storage, regionKeyvs } = await setup('separate');
+        const { silos } = await withAccounts(storage);
+        for (const region of REGIONS) await silos.create(ACCOUNT_A, { file_name: region, file_data: [{}], region_name: region });
+        let dataReads = 0;
+        for (const keyv of Object.values(regionKeyvs)) {
+          keyv.hooks.addHandler('preGet', () => dataReads++);
+          keyv.hooks.addHandler('preGetMany', () => dataReads++);
+        }
+        const page = await silos.list(ACCOUNT_A, 1, 100);
+        expect(page.silos.map((s) => s.region_name).sort()).toEqual([...REGIONS].sort());
+        expect(dataReads).toBe(0);
+      });
+
+      it('loses no entry when 200 creates run at once', { timeout: 30_000 }, async () => {
+        const { storage } = await setup();
+        const { silos } = await withAccounts(storage);
+        const created = await Promise.all(
+          Array.from({ length: 200 }, (_, i) => silos.create(ACCOUNT_A, { file_name: `c${i}`, file_data: { i } })),
+        );
+        const [first, second, third] = await Promise.all([1, 2, 3].map((p) => silos.list(ACCOUNT_A, p, 100)));
+        expect(first!.metadata.total_items).toBe(200);
+        const listed = [...first!.silos, ...second!.silos].map((s) => s.file_uuid);
+        expect(new Set(listed).size).toBe(200);
+        expect(sorted(listed)).toEqual(sorted(created.map((r) => r.file_uuid)));
+        expect(third!.silos).toEqual([]);
+      });
+
+      it('keeps the listing equal to what exists when creates and deletes interleave', { timeout: 30_000 }, async () => {
+        const { storage } = await setup();
+        const { silos } = await withAccounts(storage);
+        const first = await Promise.all(Array.from({ length: 40 }, (_, i) => silos.create(ACCOUNT_A, { file_name: `a${i}`, file_data: {} })));
+        const doomed = first.filter((_, i) => i % 2 === 0);
+        const [, more] = await Promise.all([
+          Promise.all(doomed.map((r) => silos.delete(ACCOUNT_A, r.file_uuid))),
+          Promise.all(Array.from({ length: 40 }, (_, i) => silos.create(ACCOUNT_A, { file_name: `b${i}`, file_data: {} }))),
+        ]);
+        const alive = [...first.filter((_, i) => i % 2 === 1), ...more].map((r) => r.file_uuid);
+        const page = await silos.list(ACCOUNT_A, 1, 100);
+        expect(page.metadata.total_items).toBe(60);
+        expect(sorted(page.silos.map((s) => s.file_uuid))).toEqual(sorted(alive));
+      });
+    });
+
+    describe('delete', () => {
+      it('removes metadata, data and the listing entry at once', async () => {
+        const { storage } = await setup('separate');
+        const { silos } = await withAccounts(storage);
+        const keep = await silos.create(ACCOUNT_A, { file_name: 'keep', file_data: {} });
+        const gone = await silos.create(ACCOUNT_A, { file_name: 'gone', file_data: [{ a: 1 }], region_name: 'sg-01-api', is_public: true });
+        await silos.delete(ACCOUNT_A, gone.file_uuid);
+        const page = await silos.list(ACCOUNT_A, 1, 25);
+        expect(page.metadata.total_items).toBe(1);
+        expect(page.silos.map((s) => s.file_uuid)).toEqual([keep.file_uuid]);
+        const id = gone.file_uuid;
+        for (const attempt of [
+          silos.meta(ACCOUNT_A, id),
+          silos.read(ACCOUNT_A, id),
+          silos.update(ACCOUNT_A, id, { file_name: 'x' }),
+          silos.delete(ACCOUNT_A, id),
+          silos.readData('sg-01-api', id, ACCOUNT_A),
+          silos.readData('sg-01-api', id, undefined),
+        ]) {
+          await expect(attempt).rejects.toBeInstanceOf(NotFoundError);
+        }
+        for (const region of REGIONS) expect(await storage.getData(region, id)).toBeUndefined();
+        expect(await storage.getMeta(id)).toBeUndefined();
+      });
+    });
+
+    describe('region move', () => {
+      it('copies the data to the new region, switches, then removes it from the old one', async () => {
+        const { storage } = await setup('separate');
+        const { silos } = await withAccounts(storage);
+        const data = [{ city: 'Zürich' }];
+        const created = await silos.create(ACCOUNT_A, { file_name: 'moving', file_data: data, is_public: true });
+        const id = created.file_uuid;
+        // Started before the move: it has read the old region already and must still succeed.
+        const inFlight = silos.readData('api', id, undefined);
+        const moved = await silos.update(ACCOUNT_A, id, { region_name: 'usc-01-api' });
+        expect((await inFlight).text).toBe(JSON.stringify(data));
+        expect(moved.record.region_name).toBe('usc-01-api');
+        expect(moved.text).toBe(JSON.stringify(data));
+        await expect(silos.readData('api', id, undefined)).rejects.toBeInstanceOf(NotFoundError);
+        await expect(silos.readData('api', id, ACCOUNT_A)).rejects.toBeInstanceOf(NotFoundError);
+        expect((await silos.readData('usc-01-api', id, undefined)).text).toBe(JSON.stringify(data));
+        expect(await storage.getData('api', id)).toBeUndefined();
+        expect((await silos.meta(ACCOUNT_A, id)).region_name).toBe('usc-01-api');
+        expect((await silos.read(ACCOUNT_A, id)).text).toBe(JSON.stringify(data));
+        expect((await silos.list(ACCOUNT_A, 1, 10)).silos[0]!.region_name).toBe('usc-01-api');
+      });
+    });
+
+    describe('accounts and keys', () => {
+      it('creates keys, authenticates them, and revokes them', async () => {
+        const { storage } = await setup();
+        const { accounts } = await withAccounts(storage);
+        const manage = await accounts.createKey({ account: ACCOUNT_A, type: 'manage', name: 'deploy' });
+        const access = await accounts.createKey({ account: ACCOUNT_A, type: 'access', name: 'reader' });
+        expect(await accounts.authenticate(manage.key, 'manage')).toEqual({ account: ACCOUNT_A, keyType: 'manage', keyName: 'deploy' });
+        expect(await accounts.authenticate(access.key, 'access')).toEqual({ account: ACCOUNT_A, keyType: 'access', keyName: 'reader' });
+        await expect(accounts.authenticate(access.key, 'manage')).rejects.toBeInstanceOf(UnauthorizedError);
+        await accounts.revokeKey({ account: ACCOUNT_A, type: 'manage', name: 'deploy', confirm: 'deploy' });
+        await expect(accounts.authenticate(manage.key, 'manage')).rejects.toBeInstanceOf(UnauthorizedError);
+        expect((await accounts.listKeys(ACCOUNT_A)).map((k) => k.name)).toEqual(['reader']);
+      });
+
+      it('lets exactly one of many concurrent creations of a key name win', async () => {
+        const { storage } = await setup();
+        const { accounts } = await withAccounts(storage);
+        const results = await Promise.allSettled(
+          Array.from({ length: 20 }, () => accounts.createKey({ account: ACCOUNT_A, type: 'access', name: 'same' })),
+        );
+        expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+        for (const r of results) if (r.status === 'rejected') expect(r.reason).toBeInstanceOf(ConflictError);
+        expect(await accounts.listKeys(ACCOUNT_A)).toHaveLength(1);
+      });
+
+      it('lets exactly one of many concurrent creations of an account name win', async () => {
+        const { storage } = await setup();
+        const { accounts } = createServices(storage);
+        const results = await Promise.allSettled(Array.from({ length: 10 }, () => accounts.createAccount('racer')));
+        expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+        expect((await accounts.listAccounts()).map((a) => a.name)).toEqual(['racer']);
+      });
+    });
+
+    describe('conditional and concurrent writes', () => {
+      it('applies exactly one of many updates that carry the same If-Match', async () => {
+        const { storage } = await setup('separate');
+        const { silos } = await withAccounts(storage);
+        const created = await silos.create(ACCOUNT_A, { file_name: 'cas', file_data: { n: 0 } });
+        const results = await Promise.allSettled(
+          Array.from({ length: 20 }, (_, i) =>
+            silos.update(ACCOUNT_A, created.file_uuid, { file_data: { n: i + 1 } }, created.version),
+          ),
+        );
+        const won = results.filter((r) => r.status === 'fulfilled');
+        expect(won).toHaveLength(1);
+        for (const r of results) if (r.status === 'rejected') expect(r.reason).toBeInstanceOf(PreconditionFailedError);
+        const winner = (won[0] as PromiseFulfilledResult<{ text: string }>).value;
+        expect((await silos.read(ACCOUNT_A, created.file_uuid)).text).toBe(winner.text);
+      });
+
+      it('leaves exactly one writer’s silo, never a mix, when updates race without If-Match', async () => {
+        const { storage } = await setup('separate');
+        const { silos } = await withAccounts(storage);
+        const created = await silos.create(ACCOUNT_A, { file_name: 'w', file_data: { w: -1 } });
+        await Promise.all(
+          Array.from({ length: 20 }, (_, i) =>
+            silos.update(ACCOUNT_A, created.file_uuid, {
+              file_name: `w${i}`,
+              file_data: { w: i },
+              region_name: REGIONS[i % REGIONS.length],
+            }),
+          ),
+        );
+        const meta = await silos.meta(ACCOUNT_A, created.file_uuid);
+        const data = await silos.read(ACCOUNT_A, created.file_uuid);
+        expect(data.record.version).toBe(meta.version);
+        expect(data.text).toBe(JSON.stringify({ w: Number(meta.file_name.slice(1)) }));
+        const copies = await Promise.all(REGIONS.map((r) => storage.getData(r, created.file_uuid)));
+        expect(copies.filter((c) => c !== undefined)).toHaveLength(1);
+      });
+
+      it('refuses a delete with a stale If-Match and accepts the current one', async () => {
+        const { storage } = await setup();
+        const { silos } = await withAccounts(storage);
+        const created = await silos.create(ACCOUNT_A, { file_name: 'd', file_data: {} });
+        const updated = await silos.update(ACCOUNT_A, created.file_uuid, { is_public: true });
+        await expect(silos.delete(ACCOUNT_A, created.file_uuid, created.version)).rejects.toBeInstanceOf(PreconditionFailedError);
+        await silos.delete(ACCOUNT_A, created.file_uuid, updated.record.version);
+        await expect(silos.meta(ACCOUNT_A, created.file_uuid)).rejects.toBeInstanceOf(NotFoundError);
+      });
+    });
+
+    describe('a failing store', () => {
+      it('surfaces every failure as StorageUnavailableError', async () => {
+        const base = await makeKeyv();
+        const { adapter, setFailing } = switchable(base.store as object);
+        const keyv = new Keyv({ store: adapter, namespace: base.namespace });
+        const storage = createStorage({ main: keyv, prefix: newPrefix() });
+        const { accounts, silos } = await withAccounts(storage);
+        const key = await accounts.createKey({ account: ACCOUNT_A, type: 'manage', name: 'k' });
+        const silo = await silos.create(ACCOUNT_A, { file_name: 's', file_data: {}, is_public: true });
+        const id = silo.file_uuid;
+        setFailing(true);
+        const attempts: [string, () => Promise<unknown>][] = [
+          ['authenticate', () => accounts.authenticate(key.key, 'manage')],
+          ['createAccount', () => accounts.createAccount('carol')],
+          ['createKey', () => accounts.createKey({ account: ACCOUNT_A, type: 'access', name: 'a' })],
+          ['listKeys', () => accounts.listKeys(ACCOUNT_A)],
+          ['create', () => silos.create(ACCOUNT_A, { file_name: 'n', file_data: {} })],
+          ['list', () => silos.list(ACCOUNT_A, 1, 25)],
+          ['meta', () => silos.meta(ACCOUNT_A, id)],
+          ['read', () => silos.read(ACCOUNT_A, id)],
+          ['readData', () => silos.readData('api', id, undefined)],
+          ['update', () => silos.update(ACCOUNT_A, id, { file_name: 'u' })],
+          ['delete', () => silos.delete(ACCOUNT_A, id)],
+        ];
+        for (const [label, attempt] of attempts) {
+          await expect(attempt(), label).rejects.toBeInstanceOf(StorageUnavailableError);
+        }
+        // And it recovers by itself when the store answers again.
+        setFailing(false);
+        expect((await silos.readData('api', id, undefined)).text).toBe('{}');
+        expect((await accounts.authenticate(key.key, 'manage')).account).toBe(ACCOUNT_A);
+      });
+    });
+
+    describe.runIf(options.multiInstance === true)('several instances on one store', () => {
+      async function twoInstances() {
+        const prefix = newPrefix();
+        const one = await setup('shared', prefix);
+        const two = await setup('shared', prefix);
+        const first = await withAccounts(one.storage);
+        const second = createServices(two.storage);
+        return { first, second, one, two };
+      }
+
+      it('uses a coordination that spans instances', async () => {
+        const { one } = await twoInstances();
+        expect(one.storage.coordination).not.toBe('in-process');
+      });
+
+      it('loses no entry when 200 creates are split across two instances', { timeout: 30_000 }, async () => {
+        const { first, second } = await twoInstances();
+        await Promise.all(
+          Array.from({ length: 200 }, (_, i) =>
+            (i % 2 === 0 ? first : second).silos.create(ACCOUNT_A, { file_name: `x${i}`, file_data: { i } }),
+          ),
+        );
+        for (const services of [first, second]) {
+          const pages = await Promise.all([1, 2].map((p) => services.silos.list(ACCOUNT_A, p, 100)));
+          expect(pages[0]!.metadata.total_items).toBe(200);
+          expect(new Set(pages.flatMap((p) => p.silos.map((s) => s.file_uuid))).size).toBe(200);
+        }
+      });
+
+      it('applies exactly one of 40 updates with the same If-Match across two instances', { timeout: 30_000 }, async () => {
+        const { first, second } = await twoInstances();
+        const created = await first.silos.create(ACCOUNT_A, { file_name: 'cas', file_data: { n: 0 } });
+        const results = await Promise.allSettled(
+          Array.from({ length: 40 }, (_, i) =>
+            (i % 2 === 0 ? first : second).silos.update(ACCOUNT_A, created.file_uuid, { file_data: { n: i } }, created.version),
+          ),
+        );
+        expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+        for (const r of results) if (r.status === 'rejected') expect(r.reason).toBeInstanceOf(PreconditionFailedError);
+      });
+
+      it('sees silos and key revocations of the other instance at once', async () => {
+        const { first, second } = await twoInstances();
+        const key = await first.accounts.createKey({ account: ACCOUNT_A, type: 'access', name: 'shared' });
+        const silo = await first.silos.create(ACCOUNT_A, { file_name: 's', file_data: [{ a: 1 }] });
+        expect((await second.accounts.authenticate(key.key, 'access')).account).toBe(ACCOUNT_A);
+        expect((await second.silos.readData('api', silo.file_uuid, ACCOUNT_A)).text).toBe('[{"a":1}]');
+        await first.accounts.revokeKey({ account: ACCOUNT_A, type: 'access', name: 'shared', confirm: 'shared' });
+        await expect(second.accounts.authenticate(key.key, 'access')).rejects.toBeInstanceOf(UnauthorizedError);
+        await second.silos.delete(ACCOUNT_A, silo.file_uuid);
+        await expect(first.silos.readData('api', silo.file_uuid, ACCOUNT_A)).rejects.toBeInstanceOf(NotFoundError);
+      });
+    });
+  });
+}
