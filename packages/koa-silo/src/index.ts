@@ -1,1 +1,65 @@
-export {};
+/**
+ * koa-silo: Silo's management and data API as Koa middleware over pluggable Keyv storage.
+ *
+ * ```ts
+ * const silo = createSilo({ store: new Keyv(new KeyvRedis('redis://localhost:6379')) });
+ * app.use(silo.middleware());   // claims /api/v1/manage/..., /public/<uuid>, /<uuid>; the rest goes on
+ * await silo.accounts.createAccount('acme');
+ * ```
+ */
+import type { Middleware } from 'koa';
+import { Keyv } from 'keyv';
+import { createHttp } from './http/middleware.js';
+import { resolveOptions, type SiloOptions } from './options.js';
+import { buildOpenApi } from './schemas/openapi.js';
+import { createServices } from './service/index.js';
+import type { AccountService, SiloService } from './service/types.js';
+import { createStorage } from './storage/index.js';
+
+export interface Silo {
+  /** The whole API as one Koa middleware: `app.use(silo.middleware())`. */
+  middleware(): Middleware;
+  /** Accounts and keys: create an account, create/list/revoke keys (values are shown once). */
+  accounts: AccountService;
+  /** Silos of an account, the same rules as the HTTP API. */
+  silos: SiloService;
+  /** The OpenAPI 3.1 document served at /api/v1/openapi.json. */
+  openapi: Record<string, unknown>;
+  /** Disconnect the Keyv stores (given or default) and drop in-process caches. Idempotent. */
+  close(): Promise<void>;
+}
+
+export function createSilo(options: SiloOptions = {}): Silo {
+  const resolved = resolveOptions(options);
+  const storage = createStorage({
+    main: options.store ?? new Keyv(),
+    ...(options.regionStores ? { regions: options.regionStores } : {}),
+    ...(options.storage?.prefix !== undefined ? { prefix: options.storage.prefix } : {}),
+    ...(options.storage?.timeoutMs !== undefined ? { timeoutMs: options.storage.timeoutMs } : {}),
+    onError: () => undefined,
+  });
+  const { accounts, silos } = createServices(storage, { plans: resolved.plans });
+  const openapi = buildOpenApi(resolved);
+  const http = createHttp({ accounts, silos, options: resolved, openapiText: JSON.stringify(openapi) });
+  let closing: Promise<void> | undefined;
+
+  return {
+    middleware: () => http.middleware,
+    accounts,
+    silos,
+    openapi,
+    close() {
+      closing ??= (async () => {
+        http.clear();
+        await storage.close();
+      })();
+      return closing;
+    },
+  };
+}
+
+export { jsonNotFound } from './http/errors.js';
+export { DEFAULT_HOSTS, DEFAULT_PLAN, DEFAULT_PLAN_NAME, type Plan, type RateLimitStore, type SiloLogger, type SiloOptions } from './options.js';
+export { buildOpenApi, OPENAPI_VERSION } from './schemas/openapi.js';
+export * from './errors.js';
+export * from './service/types.js';

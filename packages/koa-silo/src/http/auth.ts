@@ -1,0 +1,74 @@
+/**
+ * Contract §3 and the rate limit in front of it: who is calling (manage key, access key, or an
+ * anonymous address), which plan applies, and one request counted against that client.
+ *
+ * Order: a request with a key is authenticated first (the plan is the key's account's), then
+ * counted under the key (by its hash). A request whose key is refused is counted under its address
+ * before the 401, so guessing keys is rate limited too. Anonymous public reads count by address
+ * under the default plan.
+ */
+import { createHash } from 'node:crypto';
+import type { Context } from 'koa';
+import { UnauthorizedError } from '../errors.js';
+import { DEFAULT_PLAN_NAME, type Plan } from '../options.js';
+import type { AccountService, KeyType, Principal } from '../service/types.js';
+import { clientAddress } from './client.js';
+import type { RateLimit } from './rate-limit.js';
+
+const HEADER: Record<KeyType, string> = { manage: 'X-MAN-API', access: 'X-SILO-KEY' };
+const PLAN_TTL_MS = 5_000;
+
+export interface Caller extends Principal {
+  plan: Plan;
+}
+
+export interface Auth {
+  /** Authenticate the key of `type` and count the request; throws 401 or 429. */
+  require(ctx: Context, type: KeyType): Promise<Caller>;
+  /** Count an anonymous request by address under the default plan; throws 429. */
+  anonymous(ctx: Context): Promise<void>;
+}
+
+export function createAuth(deps: {
+  accounts: AccountService;
+  plans: Record<string, Plan>;
+  rateLimit: RateLimit;
+  trustProxy: boolean;
+}): Auth {
+  const { accounts, plans, rateLimit, trustProxy } = deps;
+  // Account → plan name, briefly cached: plans change rarely and every request needs one.
+  const planCache = new Map<string, { plan: string; until: number }>();
+
+  const planNameOf = async (account: string): Promise<string> => {
+    const now = Date.now();
+    const hit = planCache.get(account);
+    if (hit && hit.until > now) return hit.plan;
+    const plan = (await accounts.getAccount(account))?.plan ?? DEFAULT_PLAN_NAME;
+    if (planCache.size > 10_000) planCache.clear();
+    planCache.set(account, { plan, until: now + PLAN_TTL_MS });
+    return plan;
+  };
+
+  const anonymous = (ctx: Context) => rateLimit.consume(ctx, `ip:${clientAddress(ctx, trustProxy)}`, DEFAULT_PLAN_NAME);
+
+  return {
+    anonymous,
+    async require(ctx, type) {
+      const value = ctx.get(HEADER[type]);
+      let principal: Principal;
+      try {
+        if (value === '') {
+          const what = type === 'manage' ? 'a manage key' : 'an access key';
+          throw new UnauthorizedError(`Not authenticated: send ${what} in the ${HEADER[type]} header`);
+        }
+        principal = await accounts.authenticate(value, type);
+      } catch (err) {
+        if (err instanceof UnauthorizedError) await anonymous(ctx);
+        throw err;
+      }
+      const planName = await planNameOf(principal.account);
+      await rateLimit.consume(ctx, `key:${createHash('sha256').update(value).digest('base64url')}`, planName);
+      return { ...principal, plan: plans[planName] ?? plans[DEFAULT_PLAN_NAME]! };
+    },
+  };
+}

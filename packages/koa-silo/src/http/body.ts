@@ -1,0 +1,150 @@
+/**
+ * Reading a JSON request body: a size limit checked on Content-Length before reading and counted
+ * while streaming (never buffering more than the limit), strict UTF-8, bounded nesting depth.
+ * Every failure is a 4xx: 413 over the limit, 415 for a compressed body, 422 json_invalid otherwise.
+ */
+import type { Context } from 'koa';
+import { PayloadTooLargeError, ValidationError } from '../errors.js';
+import { ClientAbortedError, UnsupportedMediaTypeError } from './errors.js';
+
+export interface BodyLimit {
+  /** Bytes the body may have. */
+  bodyBytes: number;
+  /** The plan limit that the 413 states. */
+  planBytes: number;
+}
+
+/** No body at all: the contract's "Field required" at ["body"]. */
+const EMPTY = Symbol('empty body');
+
+/** Read, decode and parse the body of `ctx`. Returns the parsed JSON value. */
+export async function readJsonBody(ctx: Context, limit: BodyLimit, maxDepth: number): Promise<unknown> {
+  const text = await readBodyText(ctx, limit);
+  if (text === EMPTY) {
+    throw new ValidationError([{ loc: ['body'], msg: 'Field required', type: 'missing' }]);
+  }
+  return parseJson(text, maxDepth);
+}
+
+async function readBodyText(ctx: Context, limit: BodyLimit): Promise<string | typeof EMPTY> {
+  const req = ctx.req;
+  const encoding = (req.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
+  if (encoding !== 'identity' && encoding !== '') {
+    throw new UnsupportedMediaTypeError(`Content-Encoding ${encoding} is not supported: send the JSON uncompressed`);
+  }
+  const declared = req.headers['content-length'];
+  if (declared !== undefined) {
+    const length = Number(declared);
+    if (Number.isFinite(length) && length > limit.bodyBytes) tooLarge(ctx, limit);
+  }
+  // A body parser mounted before Silo already read the stream: use what it kept.
+  if (req.readableEnded) {
+    const raw = (ctx.request as { rawBody?: unknown }).rawBody;
+    if (typeof raw === 'string') {
+      if (Buffer.byteLength(raw) > limit.bodyBytes) tooLarge(ctx, limit);
+      return raw.length === 0 ? EMPTY : raw;
+    }
+    const parsed = (ctx.request as { body?: unknown }).body;
+    return parsed === undefined ? EMPTY : JSON.stringify(parsed);
+  }
+  const buffer = await collect(ctx, limit);
+  if (buffer.length === 0) return EMPTY;
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(buffer);
+  } catch {
+    throw new ValidationError([{ loc: ['body'], msg: 'JSON decode error: the body is not valid UTF-8', type: 'json_invalid' }]);
+  }
+}
+
+function collect(ctx: Context, limit: BodyLimit): Promise<Buffer> {
+  const req = ctx.req;
+  return new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let received = 0;
+    const cleanup = () => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      req.off('aborted', onAborted);
+      req.off('close', onClose);
+    };
+    const onData = (chunk: Buffer) => {
+      received += chunk.length;
+      if (received > limit.bodyBytes) {
+        cleanup();
+        req.pause();
+        try {
+          tooLarge(ctx, limit);
+        } catch (err) {
+          reject(err);
+        }
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      cleanup();
+      resolve(Buffer.concat(chunks, received));
+    };
+    const onError = () => {
+      cleanup();
+      reject(new ClientAbortedError());
+    };
+    const onAborted = onError;
+    const onClose = () => {
+      if (!req.complete) onError();
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+    req.on('aborted', onAborted);
+    req.on('close', onClose);
+  });
+}
+
+/** Refuse: the connection is closed after the 413, so the rest of the body is never read. */
+function tooLarge(ctx: Context, limit: BodyLimit): never {
+  ctx.set('Connection', 'close');
+  throw new PayloadTooLargeError(limit.planBytes);
+}
+
+/** JSON.parse with the contract's 422s, and a nesting bound checked first so nothing downstream recurses too deep. */
+export function parseJson(text: string, maxDepth: number): unknown {
+  const depth = nestingDepth(text, maxDepth);
+  if (depth > maxDepth) {
+    throw new ValidationError([
+      { loc: ['body'], msg: `JSON nesting is deeper than ${maxDepth} levels`, type: 'json_too_deep' },
+    ]);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    const reason = err instanceof Error ? err.message : 'invalid JSON';
+    throw new ValidationError([{ loc: ['body'], msg: `JSON decode error: ${reason}`, type: 'json_invalid' }]);
+  }
+}
+
+/** The deepest bracket nesting of `text` outside strings; stops counting once past `stopAt`. */
+export function nestingDepth(text: string, stopAt: number): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) {
+      inString = true;
+    } else if (c === 0x5b || c === 0x7b) {
+      depth++;
+      if (depth > max) {
+        max = depth;
+        if (max > stopAt) return max;
+      }
+    } else if (c === 0x5d || c === 0x7d) {
+      depth--;
+    }
+  }
+  return max;
+}

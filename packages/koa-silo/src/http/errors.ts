@@ -1,0 +1,94 @@
+/**
+ * The one place where errors become responses. Every error that rises out of a Silo handler
+ * (typed errors of ../errors.ts, silo-query's SiloQueryError, the HTTP-only errors below, or a bug)
+ * is turned here into contract-shaped JSON: `{"detail": "..."}` or the validation body.
+ */
+import type { Context } from 'koa';
+import { SiloQueryError } from 'silo-query';
+import { SiloError, StorageUnavailableError, type ValidationIssue } from '../errors.js';
+import type { SiloLogger } from '../options.js';
+import { sendJson } from './respond.js';
+
+/** 404 for a path Silo owns but has no route for (and for every unknown path with notFound 'json'). */
+export class PathNotFoundError extends SiloError {
+  constructor() {
+    super(404, 'Not Found');
+  }
+}
+
+export class MethodNotAllowedError extends SiloError {
+  constructor(allow: readonly string[]) {
+    super(405, 'Method Not Allowed', { Allow: allow.join(', ') });
+  }
+}
+
+export class UnsupportedMediaTypeError extends SiloError {
+  constructor(message: string) {
+    super(415, message);
+  }
+}
+
+/** 428: the operator requires If-Match on PATCH and DELETE. */
+export class PreconditionRequiredError extends SiloError {
+  constructor() {
+    super(428, 'This request requires an If-Match header with the ETag of the silo');
+  }
+}
+
+export class TooManyRequestsError extends SiloError {
+  constructor(retryAfterSeconds: number) {
+    super(429, `Too many requests: retry in ${retryAfterSeconds} s`, { 'Retry-After': String(retryAfterSeconds) });
+  }
+}
+
+/** The client went away (or broke the stream) while sending its body: nobody reads the answer. */
+export class ClientAbortedError extends SiloError {
+  constructor() {
+    super(400, 'The request body was not received completely');
+  }
+}
+
+const INTERNAL = 'Internal Server Error';
+
+/** Error codes that mean the storage (or the Redis behind it) could not be reached. */
+const OUTAGE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'SQLITE_BUSY']);
+
+function isStorageOutage(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string' && OUTAGE_CODES.has(code)) return true;
+  return /^(ClientClosedError|ConnectionTimeoutError|SocketClosedUnexpectedlyError|ClientOfflineError)$/.test(err.name);
+}
+
+/** Write `err` as the response of `ctx`. Headers already set (rate limit, CORS) are kept. */
+export function renderError(ctx: Context, err: unknown, logger: SiloLogger): void {
+  if (err instanceof SiloQueryError) {
+    sendJson(ctx, 422, { detail: err.detail satisfies ValidationIssue[] });
+    return;
+  }
+  if (!(err instanceof SiloError) && isStorageOutage(err)) {
+    err = new StorageUnavailableError(err);
+  }
+  if (err instanceof SiloError) {
+    if (err instanceof StorageUnavailableError) {
+      logger.error(`silo: storage unavailable on ${ctx.method} ${ctx.path}`, err.cause ?? err);
+      ctx.set('Retry-After', '1');
+    }
+    for (const [name, value] of Object.entries(err.headers)) ctx.set(name, value);
+    const detail = 'detail' in err && Array.isArray(err.detail) ? err.detail : err.message;
+    sendJson(ctx, err.status, { detail });
+    return;
+  }
+  logger.error(`silo: unexpected error on ${ctx.method} ${ctx.path}`, err);
+  sendJson(ctx, 500, { detail: INTERNAL });
+}
+
+/**
+ * A Koa middleware that answers every request reaching it with 404 `{"detail":"Not Found"}`.
+ * Add it last in a standalone server so that unknown paths get JSON too.
+ */
+export function jsonNotFound() {
+  return async function jsonNotFoundMiddleware(ctx: Context): Promise<void> {
+    sendJson(ctx, 404, { detail: 'Not Found' });
+  };
+}

@@ -1,0 +1,91 @@
+/**
+ * The Koa middleware: route the request (or pass it on when it is not Silo's), run the handler,
+ * and turn whatever it throws into JSON in errors.ts. Errors of the app's own middleware
+ * downstream are never caught here.
+ */
+import type { Context, Middleware, Next } from 'koa';
+import type { ResolvedOptions } from '../options.js';
+import type { AccountService, SiloService } from '../service/types.js';
+import { createAuth } from './auth.js';
+import { preflight } from './cors.js';
+import { dataHandlers } from './data.js';
+import { MethodNotAllowedError, PathNotFoundError, renderError } from './errors.js';
+import { manageHandlers } from './manage.js';
+import { ParsedCache } from './parsed-cache.js';
+import { createRateLimit } from './rate-limit.js';
+import { regionResolver } from './region.js';
+import { sendEmpty, sendJsonText } from './respond.js';
+import { matchRoute, PATTERNS, type Route } from './routes.js';
+
+export interface HttpDeps {
+  accounts: AccountService;
+  silos: SiloService;
+  options: ResolvedOptions;
+  /** The OpenAPI document, serialized once. */
+  openapiText: string;
+}
+
+export interface SiloHttp {
+  middleware: Middleware;
+  /** Drop in-process caches (parsed data). */
+  clear(): void;
+}
+
+export function createHttp(deps: HttpDeps): SiloHttp {
+  const { options } = deps;
+  const rateLimit = createRateLimit(options.rateLimit, options.plans, options.logger);
+  const auth = createAuth({ accounts: deps.accounts, plans: options.plans, rateLimit, trustProxy: options.trustProxy });
+  const parsed = new ParsedCache(options.parsedCacheBytes);
+  const manage = manageHandlers({
+    auth,
+    silos: deps.silos,
+    requireIfMatch: options.requireIfMatch,
+    maxJsonDepth: options.maxJsonDepth,
+  });
+  const data = dataHandlers({
+    auth,
+    silos: deps.silos,
+    regionOf: regionResolver(options.hosts),
+    parsed,
+    publicQueries: options.publicQueries,
+  });
+
+  const openapi = (ctx: Context) => {
+    ctx.set('Access-Control-Allow-Origin', '*');
+    sendJsonText(ctx, 200, deps.openapiText);
+  };
+
+  // Order matters: /manage/silos and /manage/meta/x are tried before /manage/{file_uuid}.
+  const routes: Route[] = [
+    { pattern: PATTERNS.openapi, methods: { GET: openapi } },
+    { pattern: PATTERNS.create, methods: { POST: manage.create } },
+    { pattern: PATTERNS.list, methods: { GET: manage.list } },
+    { pattern: PATTERNS.meta, methods: { GET: manage.meta } },
+    { pattern: PATTERNS.silo, methods: { GET: manage.get, PATCH: manage.update, DELETE: manage.delete } },
+    { pattern: PATTERNS.publicData, methods: { GET: data.publicRead, OPTIONS: preflight } },
+    { pattern: PATTERNS.privateData, methods: { GET: data.privateRead } },
+  ];
+
+  const middleware = async function silo(ctx: Context, next: Next): Promise<void> {
+    const match = matchRoute(routes, ctx.method, ctx.path);
+    if (match === undefined && options.notFound === 'next') return next();
+    try {
+      if (match === undefined || match.kind === 'unknown') throw new PathNotFoundError();
+      if (match.kind === 'method') {
+        if (ctx.method !== 'OPTIONS') throw new MethodNotAllowedError(match.allow);
+        ctx.set('Allow', [...match.allow, 'OPTIONS'].join(', '));
+        return sendEmpty(ctx, 204);
+      }
+      await match.handler(ctx, match.param);
+    } catch (err) {
+      try {
+        renderError(ctx, err, options.logger);
+      } catch (fatal) {
+        options.logger.error('silo: could not render an error', fatal);
+        sendJsonText(ctx, 500, '{"detail":"Internal Server Error"}');
+      }
+    }
+  };
+
+  return { middleware, clear: () => parsed.clear() };
+}

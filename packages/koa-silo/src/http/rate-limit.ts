@@ -1,0 +1,66 @@
+/**
+ * Contract §6: requests per client per minute, by plan, with rate-limiter-flexible in memory or on
+ * Redis. Every limited response carries RateLimit-Limit/Remaining/Reset; over the limit is a 429
+ * with Retry-After. A plan with `rateLimitPerMinute: 0` is not limited (and gets no headers).
+ */
+import type { Context } from 'koa';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { Plan, RateLimitStore, SiloLogger } from '../options.js';
+import { TooManyRequestsError } from './errors.js';
+
+const WINDOW_SECONDS = 60;
+
+export interface RateLimit {
+  /** Count one request of `client` under `plan`; throws TooManyRequestsError over the limit. */
+  consume(ctx: Context, client: string, planName: string): Promise<void>;
+}
+
+export function createRateLimit(store: RateLimitStore, plans: Record<string, Plan>, logger: SiloLogger): RateLimit {
+  const limiters = new Map<string, RateLimiterAbstract>();
+
+  const limiterOf = (planName: string, points: number): RateLimiterAbstract => {
+    let limiter = limiters.get(planName);
+    if (limiter) return limiter;
+    const keyPrefix = `${'redis' in store ? (store.keyPrefix ?? 'silo:rl') : 'silo:rl'}:${planName}`;
+    const options = { points, duration: WINDOW_SECONDS, keyPrefix };
+    limiter =
+      'redis' in store
+        ? new RateLimiterRedis({
+            ...options,
+            storeClient: store.redis,
+            useRedisPackage: true,
+            rejectIfRedisNotReady: true,
+            // While Redis is away, count in this process rather than refuse or stop limiting.
+            insuranceLimiter: new RateLimiterMemory(options),
+          })
+        : new RateLimiterMemory(options);
+    limiters.set(planName, limiter);
+    return limiter;
+  };
+
+  return {
+    async consume(ctx, client, planName) {
+      const plan = plans[planName] ?? plans.default!;
+      if (plan.rateLimitPerMinute === 0) return;
+      const limiter = limiterOf(plans[planName] ? planName : 'default', plan.rateLimitPerMinute);
+      let res: RateLimiterRes;
+      let limited = false;
+      try {
+        res = await limiter.consume(client);
+      } catch (rejection) {
+        if (!(rejection instanceof RateLimiterRes)) {
+          // The counter store failed even with insurance: serve rather than refuse everyone.
+          logger.error('silo: rate limiter failed, request not counted', rejection);
+          return;
+        }
+        res = rejection;
+        limited = true;
+      }
+      const reset = Math.max(1, Math.ceil(res.msBeforeNext / 1000));
+      ctx.set('RateLimit-Limit', String(plan.rateLimitPerMinute));
+      ctx.set('RateLimit-Remaining', String(Math.max(0, res.remainingPoints)));
+      ctx.set('RateLimit-Reset', String(reset));
+      if (limited) throw new TooManyRequestsError(reset);
+    },
+  };
+}

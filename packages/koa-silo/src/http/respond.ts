@@ -1,0 +1,23 @@
+/** Writing JSON responses: always `application/json; charset=utf-8`. */
+import type { Context } from 'koa';
+
+export const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** Send `value` serialized with JSON.stringify. */
+export function sendJson(ctx: Context, status: number, value: unknown): void {
+  sendJsonText(ctx, status, JSON.stringify(value));
+}
+
+/** Send text that already is JSON (stored silo text, or text built around it) without touching it. */
+export function sendJsonText(ctx: Context, status: number, text: string): void {
+  ctx.status = status;
+  ctx.set('Content-Type', JSON_TYPE);
+  ctx.body = text;
+}
+
+/** 304 or 204: no body, no content type. */
+export function sendEmpty(ctx: Context, status: 204 | 304): void {
+  ctx.status = status;
+  ctx.body = null;
+  ctx.remove('Content-Type');
+}

@@ -1,0 +1,132 @@
+/**
+ * The options of createSilo, their defaults, and their resolution into one checked object.
+ */
+import type Keyv from 'keyv';
+import { REGIONS, type Region } from './service/types.js';
+
+export interface Plan {
+  /** Largest compact JSON text of `file_data`, in bytes (the request body may carry a small envelope more). */
+  maxDataBytes: number;
+  /** Requests per client per minute; `0` turns rate limiting off for the plan. */
+  rateLimitPerMinute: number;
+}
+
+/** A node-redis (v4+) client, connected: the same Redis the storage uses. */
+export interface RedisClientLike {
+  isOpen?: boolean;
+  sendCommand?: unknown;
+  eval?: unknown;
+}
+
+export type RateLimitStore =
+  | { store: 'memory' }
+  /** Shared by every server instance on the Redis; `keyPrefix` default `silo:rl`. */
+  | { redis: RedisClientLike; keyPrefix?: string };
+
+export interface SiloLogger {
+  error(message: string, err?: unknown): void;
+}
+
+export interface SiloOptions {
+  /** One Keyv store for everything (accounts, keys, metadata, data of every region without its own store). Default: in-memory `new Keyv()`. */
+  store?: Keyv;
+  /** Per-region data stores (a separate SQLite file, Redis database or namespace). Default: the main store, namespaced. */
+  regionStores?: Partial<Record<Region, Keyv>>;
+  /** Storage tuning: the first segment of every key (default `silo`) and the time limit of one storage call in ms (default 5000; 0 none). */
+  storage?: { prefix?: string; timeoutMs?: number };
+  /** Host name of each region (port ignored, case-insensitive). A Host that matches none is served as `api`. */
+  hosts?: Partial<Record<Region, string>>;
+  /** Plans by name. Accounts use `default` unless given another; a missing `default` is filled from the defaults. */
+  plans?: Record<string, Plan>;
+  /** Where rate-limit counters live. Default: `{ store: 'memory' }` (per process). */
+  rateLimit?: RateLimitStore;
+  /** Allow query and search parameters at /public/<file_uuid> (default false: they are a 400 there). */
+  publicQueries?: boolean;
+  /** Take the client address from the last X-Forwarded-For entry (set it behind a trusted proxy only). Default false. */
+  trustProxy?: boolean;
+  /** PATCH and DELETE without If-Match answer 428 (default false). */
+  requireIfMatch?: boolean;
+  /**
+   * What happens to a request that is not Silo's: `'next'` (default) passes it to the app's own
+   * middleware; `'json'` answers 404 `{"detail":"Not Found"}` (for a standalone server).
+   */
+  notFound?: 'next' | 'json';
+  /** Byte budget of the cache of parsed silo data used by parameterised reads (0 turns it off). Default 64 MB. */
+  parsedCacheBytes?: number;
+  /** Deepest JSON nesting accepted in a request body. Default 1000. */
+  maxJsonDepth?: number;
+  /** Where unexpected errors (500s) and storage outages (503s) are logged. Default: console. */
+  logger?: SiloLogger;
+}
+
+export const DEFAULT_HOSTS: Record<Region, string> = {
+  api: 'api.localhost',
+  'sg-01-api': 'sg-01-api.localhost',
+  'usc-01-api': 'usc-01-api.localhost',
+};
+
+export const DEFAULT_PLAN_NAME = 'default';
+
+export const DEFAULT_PLAN: Plan = { maxDataBytes: 10_000_000, rateLimitPerMinute: 600 };
+
+/** What a request body may carry beside `file_data` (file_name, region, flags, whitespace). */
+export const BODY_ENVELOPE_BYTES = 64 * 1024;
+
+export interface ResolvedOptions {
+  hosts: Record<Region, string>;
+  plans: Record<string, Plan>;
+  rateLimit: RateLimitStore;
+  publicQueries: boolean;
+  trustProxy: boolean;
+  requireIfMatch: boolean;
+  notFound: 'next' | 'json';
+  parsedCacheBytes: number;
+  maxJsonDepth: number;
+  logger: SiloLogger;
+}
+
+export function resolveOptions(options: SiloOptions = {}): ResolvedOptions {
+  const hosts = { ...DEFAULT_HOSTS };
+  for (const region of REGIONS) {
+    const host = options.hosts?.[region];
+    if (host !== undefined) hosts[region] = normalizeHost(host);
+  }
+  const plans: Record<string, Plan> = { [DEFAULT_PLAN_NAME]: DEFAULT_PLAN };
+  for (const [name, plan] of Object.entries(options.plans ?? {})) {
+    if (!(Number.isSafeInteger(plan.maxDataBytes) && plan.maxDataBytes > 0)) {
+      throw new TypeError(`plans.${name}.maxDataBytes must be a positive integer`);
+    }
+    if (!(Number.isSafeInteger(plan.rateLimitPerMinute) && plan.rateLimitPerMinute >= 0)) {
+      throw new TypeError(`plans.${name}.rateLimitPerMinute must be an integer >= 0 (0 turns limiting off)`);
+    }
+    plans[name] = { maxDataBytes: plan.maxDataBytes, rateLimitPerMinute: plan.rateLimitPerMinute };
+  }
+  const notFound = options.notFound ?? 'next';
+  if (notFound !== 'next' && notFound !== 'json') throw new TypeError("notFound must be 'next' or 'json'");
+  return {
+    hosts,
+    plans,
+    rateLimit: options.rateLimit ?? { store: 'memory' },
+    publicQueries: options.publicQueries ?? false,
+    trustProxy: options.trustProxy ?? false,
+    requireIfMatch: options.requireIfMatch ?? false,
+    notFound,
+    parsedCacheBytes: options.parsedCacheBytes ?? 64 * 1024 * 1024,
+    maxJsonDepth: options.maxJsonDepth ?? 1000,
+    logger: options.logger ?? { error: (message, err) => console.error(message, err) },
+  };
+}
+
+/** `Api.Localhost.:8080` → `api.localhost`: lower case, no port, no trailing dot. */
+export function normalizeHost(host: string): string {
+  let h = host.trim().toLowerCase();
+  if (h.startsWith('[')) {
+    const end = h.indexOf(']');
+    h = end === -1 ? h : h.slice(0, end + 1);
+  } else {
+    const colon = h.indexOf(':');
+    if (colon !== -1) h = h.slice(0, colon);
+  }
+  while (h.endsWith('.')) h = h.slice(0, -1);
+  return h;
+}

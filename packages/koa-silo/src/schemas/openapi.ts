@@ -1,0 +1,394 @@
+/**
+ * The OpenAPI 3.1 document served at /api/v1/openapi.json, built from the same schema objects that
+ * validate requests. Shared schema objects become `$ref`s to components by identity, so a schema is
+ * written once and cannot drift between the document and the behaviour.
+ */
+import type { Plan } from '../options.js';
+import { REGIONS, type Region } from '../service/types.js';
+import { httpError, validationError, validationIssue } from './errors.js';
+import { dataQuery, headers, listQuery } from './params.js';
+import {
+  anyJson,
+  createSiloBody,
+  fileData,
+  fileUuid,
+  siloCreated,
+  siloData,
+  siloDeleted,
+  siloList,
+  siloMeta,
+  siloUpdated,
+  updateSiloBody,
+} from './silo.js';
+
+export const OPENAPI_VERSION = '0.1.0';
+
+const SCHEMAS: Record<string, object> = {
+  FileUuid: fileUuid,
+  SiloCreate: createSiloBody,
+  SiloUpdate: updateSiloBody,
+  SiloCreated: siloCreated,
+  SiloMeta: siloMeta,
+  SiloList: siloList,
+  SiloData: siloData,
+  SiloUpdated: siloUpdated,
+  SiloDeleted: siloDeleted,
+  FileData: fileData,
+  HTTPError: httpError,
+  HTTPValidationError: validationError,
+  ValidationIssue: validationIssue,
+};
+
+const NAME_OF = new Map<object, string>(Object.entries(SCHEMAS).map(([name, schema]) => [schema, name]));
+
+/** A deep copy of `schema` where nested named schemas become `$ref`s. */
+function refify(schema: unknown, root = true): unknown {
+  if (Array.isArray(schema)) return schema.map((s) => refify(s, false));
+  if (schema === null || typeof schema !== 'object') return schema;
+  const name = NAME_OF.get(schema);
+  if (!root && name) return { $ref: `#/components/schemas/${name}` };
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(schema)) out[key] = refify(value, false);
+  return out;
+}
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const json = (schema: object) => ({ 'application/json': { schema } });
+const response = (name: string) => ({ $ref: `#/components/responses/${name}` });
+
+const RATE_HEADERS = {
+  'RateLimit-Limit': { $ref: '#/components/headers/RateLimit-Limit' },
+  'RateLimit-Remaining': { $ref: '#/components/headers/RateLimit-Remaining' },
+  'RateLimit-Reset': { $ref: '#/components/headers/RateLimit-Reset' },
+};
+const ETAG_HEADERS = { ETag: { $ref: '#/components/headers/ETag' }, ...RATE_HEADERS };
+
+const uuidParam = {
+  name: 'file_uuid',
+  in: 'path',
+  required: true,
+  description: 'The silo. A value that is not a 36-character uuid is a 422 with loc ["path","file_uuid"].',
+  schema: ref('FileUuid'),
+};
+const manageKey = {
+  name: 'X-MAN-API',
+  in: 'header',
+  required: true,
+  description: 'The manage key (also documented as the ManageKey security scheme).',
+  schema: headers.manageKey,
+};
+const accessKey = { name: 'X-SILO-KEY', in: 'header', required: true, schema: headers.accessKey };
+const ifNoneMatch = { name: 'If-None-Match', in: 'header', required: false, schema: headers.ifNoneMatch };
+
+function ifMatch(requireIfMatch: boolean) {
+  return {
+    name: 'If-Match',
+    in: 'header',
+    required: requireIfMatch,
+    description:
+      `${headers.ifMatch.description} ` +
+      (requireIfMatch ? 'This server requires it: without it the answer is 428.' : 'Optional on this server.'),
+    schema: headers.ifMatch,
+  };
+}
+
+const queryParams = Object.entries(listQuery.properties).map(([name, schema]) => ({
+  name,
+  in: 'query',
+  required: false,
+  description: schema.description,
+  schema,
+}));
+
+const dataParams = Object.entries(dataQuery).map(([name, schema]) => ({
+  name,
+  in: 'query',
+  required: false,
+  description: schema.description,
+  schema,
+}));
+
+/** The responses every management operation can give besides its own. */
+const MANAGE_ERRORS = {
+  '401': response('Unauthorized'),
+  '429': response('TooManyRequests'),
+  '500': response('InternalError'),
+  '503': response('StorageUnavailable'),
+};
+
+export interface OpenApiOptions {
+  hosts: Record<Region, string>;
+  plans: Record<string, Plan>;
+  publicQueries: boolean;
+  requireIfMatch: boolean;
+}
+
+const BEYOND = [
+  'Query and search parameters are accepted in any order (the hosted service demands idx, path, output / q, value, op, path).',
+  'Every data, get-silo, meta, create and update response carries a strong ETag; If-None-Match answers 304; If-Match on PATCH and DELETE answers 412 when the silo has changed (428 without it when the operator requires it).',
+  'Public data allows CORS GET from any origin; OPTIONS preflights are answered.',
+  'Region moves copy, switch, then delete: a read in flight during a move still succeeds.',
+  'page_no is accepted as another name for page; a trailing slash is accepted on every management path.',
+  'Unknown body fields are ignored; bodies are read as JSON whatever their Content-Type (a compressed body is a 415).',
+  'JSON nested deeper than the configured depth (default 1000) is a 422 of type json_too_deep.',
+  'Manage keys expire (7d, 30d, 90d, 365d, never); keys are stored hashed and compared in constant time.',
+];
+
+export function buildOpenApi(options: OpenApiOptions): Record<string, unknown> {
+  const defaultPlan = options.plans.default!;
+  const hostList = REGIONS.map((r) => `\`${r}\`: ${options.hosts[r]}`).join(', ');
+  const schemas: Record<string, unknown> = {};
+  for (const [name, schema] of Object.entries(SCHEMAS)) schemas[name] = refify(schema);
+
+  return {
+    openapi: '3.1.0',
+    jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
+    info: {
+      title: 'Silo',
+      version: OPENAPI_VERSION,
+      description: [
+        'Self-hosted JSON hosting: one JSON value per silo, a management API and a data API with query and search.',
+        '',
+        `Regions and hosts: ${hostList}. The region of a request is the one whose host equals the Host header (port ignored); any other host is served as \`api\`. Management answers on every host; data only on the silo's region host (404 elsewhere).`,
+        '',
+        `Errors are JSON: \`{"detail": "..."}\` or the validation body. Unknown paths under Silo's addresses answer 404 \`{"detail":"Not Found"}\`; a known path with another method answers 405 with Allow. A storage outage is a 503. Rate limit: per client per minute by plan (default plan: ${defaultPlan.rateLimitPerMinute || 'unlimited'}/min, ${defaultPlan.maxDataBytes} bytes of file_data).`,
+        '',
+        'Beyond the hosted service (never breaking its clients):',
+        ...BEYOND.map((b) => `- ${b}`),
+      ].join('\n'),
+    },
+    servers: [{ url: '/', description: `The host you reach decides the region for data access (${hostList}).` }],
+    security: [],
+    tags: [
+      { name: 'manage', description: 'Create, read, update, delete and list silos (manage key).' },
+      { name: 'data', description: "Read a silo's JSON, with query and search parameters on the private address." },
+      { name: 'meta', description: 'This document.' },
+    ],
+    paths: {
+      '/api/v1/manage/': {
+        post: {
+          tags: ['manage'],
+          operationId: 'createSilo',
+          summary: 'Create a silo (also at /api/v1/manage without the slash)',
+          security: [{ ManageKey: [] }],
+          parameters: [manageKey],
+          requestBody: { required: true, content: json(ref('SiloCreate')) },
+          responses: {
+            '201': {
+              description: 'Created.',
+              headers: { ...ETAG_HEADERS, Location: { description: 'The meta address of the new silo.', schema: { type: 'string' } } },
+              content: json(ref('SiloCreated')),
+            },
+            '413': response('PayloadTooLarge'),
+            '415': response('UnsupportedMediaType'),
+            '422': response('ValidationFailed'),
+            ...MANAGE_ERRORS,
+          },
+        },
+      },
+      '/api/v1/manage/silos': {
+        get: {
+          tags: ['manage'],
+          operationId: 'listSilos',
+          summary: "List the caller's silos, newest first",
+          security: [{ ManageKey: [] }],
+          parameters: [manageKey, ...queryParams],
+          responses: {
+            '200': { description: 'One page of the listing.', headers: RATE_HEADERS, content: json(ref('SiloList')) },
+            '422': response('ValidationFailed'),
+            ...MANAGE_ERRORS,
+          },
+        },
+      },
+      '/api/v1/manage/meta/{file_uuid}': {
+        get: {
+          tags: ['manage'],
+          operationId: 'getSiloMeta',
+          summary: 'Read the six metadata fields of a silo',
+          security: [{ ManageKey: [] }],
+          parameters: [uuidParam, manageKey, ifNoneMatch],
+          responses: {
+            '200': { description: 'The metadata.', headers: ETAG_HEADERS, content: json(ref('SiloMeta')) },
+            '304': response('NotModified'),
+            '404': response('NotFound'),
+            '422': response('ValidationFailed'),
+            ...MANAGE_ERRORS,
+          },
+        },
+      },
+      '/api/v1/manage/{file_uuid}': {
+        get: {
+          tags: ['manage'],
+          operationId: 'getSilo',
+          summary: 'Read the stored JSON of a silo under `data`',
+          security: [{ ManageKey: [] }],
+          parameters: [uuidParam, manageKey, ifNoneMatch],
+          responses: {
+            '200': { description: 'The stored JSON, exactly as stored.', headers: ETAG_HEADERS, content: json(ref('SiloData')) },
+            '304': response('NotModified'),
+            '404': response('NotFound'),
+            '422': response('ValidationFailed'),
+            ...MANAGE_ERRORS,
+          },
+        },
+        patch: {
+          tags: ['manage'],
+          operationId: 'updateSilo',
+          summary: 'Update any subset of file_name, file_data, region_name, is_public',
+          description:
+            'A region change moves the data to the new region\'s storage, then removes it from the old one: after the response the old host answers 404 and the new host serves the silo. Every update changes updated_at.',
+          security: [{ ManageKey: [] }],
+          parameters: [uuidParam, manageKey, ifMatch(options.requireIfMatch)],
+          requestBody: { required: true, content: json(ref('SiloUpdate')) },
+          responses: {
+            '200': { description: 'All seven fields after the update.', headers: ETAG_HEADERS, content: json(ref('SiloUpdated')) },
+            '404': response('NotFound'),
+            '412': response('PreconditionFailed'),
+            '413': response('PayloadTooLarge'),
+            '415': response('UnsupportedMediaType'),
+            '422': response('ValidationFailed'),
+            '428': response('PreconditionRequired'),
+            ...MANAGE_ERRORS,
+          },
+        },
+        delete: {
+          tags: ['manage'],
+          operationId: 'deleteSilo',
+          summary: 'Delete a silo: afterwards every address of it answers 404',
+          security: [{ ManageKey: [] }],
+          parameters: [uuidParam, manageKey, ifMatch(options.requireIfMatch)],
+          responses: {
+            '200': { description: 'Deleted.', headers: RATE_HEADERS, content: json(ref('SiloDeleted')) },
+            '404': response('NotFound'),
+            '412': response('PreconditionFailed'),
+            '422': response('ValidationFailed'),
+            '428': response('PreconditionRequired'),
+            ...MANAGE_ERRORS,
+          },
+        },
+      },
+      '/{file_uuid}': {
+        get: {
+          tags: ['data'],
+          operationId: 'readPrivateData',
+          summary: "Read a silo of the key's account (private, or public) on its region host, with query or search",
+          description:
+            'Without parameters: the stored JSON. With idx/path/output: the selected, converted value (null when it does not resolve). With q/value/op [+ path]: the array of matches (or of path applied to each). Parameters may come in any order.',
+          security: [{ AccessKey: [] }],
+          parameters: [
+            { ...uuidParam, description: 'The silo (a path that is not a uuid is not a Silo address).' },
+            accessKey,
+            ifNoneMatch,
+            ...dataParams,
+          ],
+          responses: {
+            '200': { description: 'JSON.', headers: ETAG_HEADERS, content: json(anyJson) },
+            '304': response('NotModified'),
+            '401': response('Unauthorized'),
+            '404': response('NotFound'),
+            '422': response('ValidationFailed'),
+            '429': response('TooManyRequests'),
+            '500': response('InternalError'),
+            '503': response('StorageUnavailable'),
+          },
+        },
+      },
+      '/public/{file_uuid}': {
+        get: {
+          tags: ['data'],
+          operationId: 'readPublicData',
+          summary: 'Read a public silo on its region host, no credentials',
+          description: options.publicQueries
+            ? 'Query and search parameters work here too (publicQueries is on). CORS: any origin.'
+            : 'Query or search parameters here are a 400: they need the private address. CORS: any origin.',
+          security: [],
+          parameters: [
+            { ...uuidParam, description: 'The silo (a path that is not a uuid is not a Silo address).' },
+            ifNoneMatch,
+            ...(options.publicQueries ? dataParams : []),
+          ],
+          responses: {
+            '200': {
+              description: 'JSON.',
+              headers: { ...ETAG_HEADERS, 'Access-Control-Allow-Origin': { schema: { const: '*' } } },
+              content: json(anyJson),
+            },
+            '304': response('NotModified'),
+            '400': response('BadRequest'),
+            '404': response('NotFound'),
+            '422': response('ValidationFailed'),
+            '429': response('TooManyRequests'),
+            '500': response('InternalError'),
+            '503': response('StorageUnavailable'),
+          },
+        },
+        options: {
+          tags: ['data'],
+          operationId: 'preflightPublicData',
+          summary: 'CORS preflight',
+          security: [],
+          parameters: [{ ...uuidParam, description: 'The silo.' }],
+          responses: { '204': { description: 'Any origin may GET.' } },
+        },
+      },
+      '/api/v1/openapi.json': {
+        get: {
+          tags: ['meta'],
+          operationId: 'openapi',
+          summary: 'This document',
+          security: [],
+          responses: { '200': { description: 'OpenAPI 3.1.', content: json({ type: 'object' }) } },
+        },
+      },
+    },
+    components: {
+      schemas,
+      securitySchemes: {
+        ManageKey: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-MAN-API',
+          description: 'A manage key (`silo_man_...`). Missing, unknown, revoked, expired, or an access key: 401.',
+        },
+        AccessKey: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-SILO-KEY',
+          description: 'An access key (`silo_acc_...`). Missing, unknown, revoked, or a manage key: 401.',
+        },
+      },
+      headers: {
+        ETag: { description: 'A strong ETag of this representation.', schema: { type: 'string' } },
+        'RateLimit-Limit': { description: 'Requests allowed per minute for this client.', schema: { type: 'integer' } },
+        'RateLimit-Remaining': { description: 'Requests left in this window.', schema: { type: 'integer' } },
+        'RateLimit-Reset': { description: 'Seconds until the window resets.', schema: { type: 'integer' } },
+        'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } },
+      },
+      responses: {
+        NotModified: { description: 'The If-None-Match ETag is current: no body.', headers: ETAG_HEADERS },
+        BadRequest: { description: 'Parameters on the public address (they need the private address).', content: json(ref('HTTPError')) },
+        Unauthorized: { description: 'Missing or invalid key (never says whether a silo exists).', content: json(ref('HTTPError')) },
+        NotFound: {
+          description: 'No such silo for this caller on this host (also when it belongs to another account, is private at /public, or lives in another region).',
+          content: json(ref('HTTPError')),
+        },
+        PreconditionFailed: { description: 'If-Match names a version that is no longer current.', content: json(ref('HTTPError')) },
+        PayloadTooLarge: { description: "Over the plan's size limit; the detail states the limit.", content: json(ref('HTTPError')) },
+        UnsupportedMediaType: { description: 'A compressed (Content-Encoding) body.', content: json(ref('HTTPError')) },
+        ValidationFailed: { description: 'Every problem found, with where it is.', content: json(ref('HTTPValidationError')) },
+        PreconditionRequired: { description: 'This server requires If-Match on PATCH and DELETE.', content: json(ref('HTTPError')) },
+        TooManyRequests: {
+          description: 'Over the rate limit of the plan.',
+          headers: { 'Retry-After': { $ref: '#/components/headers/Retry-After' }, ...RATE_HEADERS },
+          content: json(ref('HTTPError')),
+        },
+        InternalError: { description: 'A bug: `{"detail":"Internal Server Error"}`, never a stack trace.', content: json(ref('HTTPError')) },
+        StorageUnavailable: {
+          description: 'The storage could not be reached; retry shortly (the server recovers by itself).',
+          headers: { 'Retry-After': { $ref: '#/components/headers/Retry-After' } },
+          content: json(ref('HTTPError')),
+        },
+      },
+    },
+  };
+}

@@ -1,0 +1,70 @@
+/**
+ * Schemas of path, query and header parameters. Path and list-query parameters are validated from
+ * these objects; the data-access query parameters are validated by silo-query, and described here
+ * with the same rules for the OpenAPI document.
+ */
+import type { FromSchema } from './from-schema.js';
+import { fileUuid } from './silo.js';
+
+export const uuidPath = {
+  type: 'object',
+  properties: { file_uuid: fileUuid },
+  required: ['file_uuid'],
+} as const;
+export type UuidPath = FromSchema<typeof uuidPath>;
+
+const page = {
+  type: 'integer',
+  minimum: 1,
+  default: 1,
+  description: 'The page to show, 1-based. A page past the end gives `"silos": []` with the true total.',
+} as const;
+
+export const listQuery = {
+  type: 'object',
+  properties: {
+    page,
+    page_no: { ...page, description: 'Another name for `page` (`page` wins when both are sent).' },
+    per_page: { type: 'integer', minimum: 1, maximum: 100, default: 25, description: 'Silos per page, 1 to 100.' },
+  },
+} as const;
+export type ListQuery = FromSchema<typeof listQuery>;
+
+/** The data-access parameters (validated by silo-query; documented from here). */
+export const dataQuery = {
+  idx: {
+    type: 'string',
+    pattern: '^(0|[1-9][0-9]*)$',
+    description:
+      'Selects one element of an array silo (zero-based, canonical: `0`, `7`; not `-1`, `01`). Not an array or past its end: null.',
+  },
+  path: {
+    type: 'string',
+    description:
+      'Dot notation; each segment is an own object key or a canonical array index. Applied to the idx-selected element, or to each search match. Unresolved: null. Empty segments are a 422.',
+  },
+  output: {
+    type: 'string',
+    enum: ['json', 'text', 'int', 'float', 'bool'],
+    default: 'json',
+    description: 'Converts the selected value (null when impossible). `date` and `timestamp` are unsupported (422). Not with search.',
+  },
+  q: { type: 'string', description: 'Search: the dot path of the field to test on each element of an array silo.' },
+  value: { type: 'string', description: 'Search: the value to compare with (required with q).' },
+  op: {
+    type: 'string',
+    enum: ['eq', 'ne', 'gt', 'lt', 'lk', 'il'],
+    default: 'eq',
+    description: 'Search operator. lk/il are SQL LIKE/ILIKE over the whole string (`%`, `_`, `\\` escapes).',
+  },
+} as const;
+
+export const headers = {
+  manageKey: { type: 'string', description: 'A manage key (`silo_man_...`). Header names are case-insensitive.' },
+  accessKey: { type: 'string', description: 'An access key (`silo_acc_...`).' },
+  ifNoneMatch: { type: 'string', description: 'An ETag from an earlier response: 304 when it is still current.' },
+  ifMatch: {
+    type: 'string',
+    description: 'An ETag (from get-silo, meta, create or update): 412 when the silo has changed since.',
+  },
+} as const;

@@ -1,0 +1,155 @@
+/**
+ * JSON Schemas (2020-12, as OpenAPI 3.1 uses) of the silo resource: request bodies and response
+ * bodies. They drive request validation (http/validate.ts), the OpenAPI document (openapi.ts) and,
+ * through FromSchema, the TypeScript types below. Change a rule here and all three follow.
+ */
+import { REGIONS } from '../service/types.js';
+import type { FromSchema } from './from-schema.js';
+
+export const fileUuid = {
+  type: 'string',
+  format: 'uuid',
+  description: 'The permanent identifier of a silo: 36 characters, 32 hexadecimal digits in groups of 8-4-4-4-12.',
+  examples: ['3f2c1a9e-8b7d-4c6e-9f10-2a3b4c5d6e7f'],
+} as const;
+
+export const fileName = {
+  type: 'string',
+  minLength: 1,
+  maxLength: 255,
+  description: 'A human-readable label, 1 to 255 characters. It has no effect on behaviour.',
+} as const;
+
+export const fileData = {
+  type: ['object', 'array'],
+  items: { type: 'object' },
+  description:
+    'The stored JSON: an object, or an array whose items are all objects (`{}` and `[]` are allowed). ' +
+    "Its compact JSON text may be at most the account plan's size limit (default 10 MB).",
+} as const;
+
+export const regionName = {
+  type: 'string',
+  enum: REGIONS,
+  description: 'The region that stores the silo; its data is served only on that region\'s host.',
+} as const;
+
+export const isPublic = {
+  type: 'boolean',
+  description: 'true: readable by anyone at /public/<file_uuid>; false: readable with an access key only.',
+} as const;
+
+export const timestamp = {
+  type: 'string',
+  format: 'date-time',
+  description: 'RFC 3339, UTC.',
+} as const;
+
+/** POST /api/v1/manage/ */
+export const createSiloBody = {
+  type: 'object',
+  description: 'Unknown fields are ignored.',
+  properties: {
+    file_name: fileName,
+    file_data: fileData,
+    region_name: { ...regionName, default: 'api' },
+    is_public: { ...isPublic, default: false },
+  },
+  required: ['file_name', 'file_data'],
+} as const;
+export type CreateSiloBody = FromSchema<typeof createSiloBody>;
+
+export const UPDATE_FIELDS = ['file_name', 'file_data', 'region_name', 'is_public'] as const;
+
+/** PATCH /api/v1/manage/{file_uuid}: any non-empty subset of the four fields. */
+export const updateSiloBody = {
+  type: 'object',
+  description:
+    'Any subset of the four fields, at least one. Omitted fields keep their stored value; file_data is ' +
+    'replaced whole when sent. Unknown fields are ignored.',
+  properties: {
+    file_name: fileName,
+    file_data: fileData,
+    region_name: regionName,
+    is_public: isPublic,
+  },
+  anyOf: UPDATE_FIELDS.map((field) => ({ required: [field] })),
+} as const;
+export type UpdateSiloBody = FromSchema<Omit<typeof updateSiloBody, 'anyOf'>>;
+
+/** The six metadata fields: meta responses and list items. */
+export const siloMeta = {
+  type: 'object',
+  properties: {
+    file_name: fileName,
+    file_uuid: fileUuid,
+    created_at: timestamp,
+    updated_at: timestamp,
+    is_public: isPublic,
+    region_name: regionName,
+  },
+  required: ['file_name', 'file_uuid', 'created_at', 'updated_at', 'is_public', 'region_name'],
+} as const;
+export type SiloMetaBody = FromSchema<typeof siloMeta>;
+
+/** 201 of create: the contract's four fields, plus the two timestamps (extra fields are allowed). */
+export const siloCreated = {
+  type: 'object',
+  properties: siloMeta.properties,
+  required: ['file_uuid', 'is_public', 'file_name', 'region_name'],
+} as const;
+
+/** 200 of update: all seven fields. */
+export const siloUpdated = {
+  type: 'object',
+  properties: {
+    file_name: fileName,
+    file_uuid: fileUuid,
+    region_name: regionName,
+    is_public: isPublic,
+    file_data: fileData,
+    created_at: timestamp,
+    updated_at: timestamp,
+  },
+  required: ['file_name', 'file_uuid', 'region_name', 'is_public', 'file_data', 'created_at', 'updated_at'],
+} as const;
+
+export const siloList = {
+  type: 'object',
+  properties: {
+    metadata: {
+      type: 'object',
+      properties: {
+        total_items: { type: 'integer', minimum: 0, description: "The number of the caller's silos." },
+        per_page: { type: 'integer', minimum: 1, maximum: 100 },
+        page_no: { type: 'integer', minimum: 1 },
+      },
+      required: ['total_items', 'per_page', 'page_no'],
+    },
+    silos: {
+      type: 'array',
+      items: siloMeta,
+      description: 'Newest first (created_at descending, ties by file_uuid). Empty past the last page.',
+    },
+  },
+  required: ['metadata', 'silos'],
+} as const;
+export type SiloListBody = FromSchema<typeof siloList>;
+
+/** 200 of get-silo: the stored JSON under `data`. */
+export const siloData = {
+  type: 'object',
+  properties: { data: fileData },
+  required: ['data'],
+} as const;
+
+export const siloDeleted = {
+  type: 'object',
+  properties: { file_uuid: fileUuid, deleted: { const: true } },
+  required: ['file_uuid', 'deleted'],
+} as const;
+
+/** Any JSON value: what a data read with parameters answers. */
+export const anyJson = {
+  description: 'The stored JSON without parameters; with parameters, the selected or converted value, or the array of matches.',
+} as const;
