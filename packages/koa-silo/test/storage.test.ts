@@ -23,6 +23,11 @@ function redisUrl(db: number): string {
 }
 
 const REDIS_DB = 5;
+
+/** The single-node client behind an adapter (its declared type also covers clusters). */
+async function commandsOf(adapter: KeyvRedis<string>): Promise<{ sendCommand(args: string[]): Promise<unknown> }> {
+  return (await adapter.getClient()) as unknown as { sendCommand(args: string[]): Promise<unknown> };
+}
 const namespace = `silo-test-${process.pid}-${randomBytes(4).toString('hex')}`;
 const redisKeyvs: Keyv[] = [];
 
@@ -35,8 +40,8 @@ function makeRedisKeyv(): Keyv {
 /** Deletes every key of this run (strings, sorted sets, locks) and closes every client. */
 async function cleanRedis(): Promise<void> {
   if (!haveRedis) return;
-  const adapter = new KeyvRedis(redisUrl(REDIS_DB));
-  const client = await adapter.getClient();
+  const adapter = new KeyvRedis<string>(redisUrl(REDIS_DB));
+  const client = await commandsOf(adapter);
   let cursor = '0';
   do {
     const reply = (await client.sendCommand(['SCAN', cursor, 'MATCH', `${namespace}*`, 'COUNT', '1000'])) as [string, string[]];
@@ -149,7 +154,7 @@ describe.skipIf(!haveRedis)('storage facade on Redis', () => {
     const { accounts, silos } = createServices(storage);
     await accounts.createAccount('acme');
     const created = await silos.create('acme', { file_name: 'f', file_data: { a: 1 } });
-    const client = await (keyv.store as KeyvRedis<string>).getClient();
+    const client = await commandsOf(keyv.store as KeyvRedis<string>);
     const indexKey = `${namespace}::${namespace}:native:index:acme`;
     expect(await client.sendCommand(['TYPE', indexKey])).toBe('zset');
     const dataKey = `${namespace}::${namespace}:native:data:api:${created.file_uuid}`;
