@@ -11,12 +11,11 @@ export interface Plan {
   rateLimitPerMinute: number;
 }
 
-/** A node-redis (v4+) client, connected: the same Redis the storage uses. */
-export interface RedisClientLike {
-  isOpen?: boolean;
-  sendCommand?: unknown;
-  eval?: unknown;
-}
+/**
+ * A connected node-redis (v4+) client (`createClient()` of `redis` or `@keyv/redis`), for example
+ * on the same Redis as the storage. rate-limiter-flexible drives it (`useRedisPackage: true`).
+ */
+export type RedisClientLike = object;
 
 export type RateLimitStore =
   | { store: 'memory' }

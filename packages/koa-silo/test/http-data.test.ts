@@ -48,7 +48,7 @@ describe('private address /<uuid>', () => {
   });
 
   it('answers 401 without X-SILO-KEY, with an unknown key, and with a manage key', async () => {
-    for (const headers of [{}, { 'X-SILO-KEY': 'silo_acc_nope' }, { 'X-SILO-KEY': alice.manage }]) {
+    for (const headers of [{} as Record<string, string>, { 'X-SILO-KEY': 'silo_acc_nope' }, { 'X-SILO-KEY': alice.manage }]) {
       const reply = await h.client.get(`/${uuid}`, { headers });
       expect(reply.status).toBe(401);
       expect(typeof reply.json.detail).toBe('string');

@@ -314,7 +314,7 @@ describe('authentication (contract §3)', () => {
 
   it('answers 401 {detail} without X-MAN-API, with an unknown key, or with an access key', async () => {
     for (const [method, path, body] of endpoints(uuid)) {
-      for (const headers of [{}, { 'X-MAN-API': 'silo_man_unknown' }, { 'X-MAN-API': alice.access }, { 'X-MAN-API': '' }]) {
+      for (const headers of [{} as Record<string, string>, { 'X-MAN-API': 'silo_man_unknown' }, { 'X-MAN-API': alice.access }, { 'X-MAN-API': '' }]) {
         const reply = await h.client.request(path, { method, headers, body });
         expect(reply.status, `${method} ${path} ${JSON.stringify(headers)}`).toBe(401);
         expect(typeof reply.json.detail).toBe('string');

@@ -18,7 +18,13 @@ url.pathname = '/6';
 const REDIS_URL = url.toString();
 const namespace = `silo-http-test-${process.pid}-${randomBytes(4).toString('hex')}`;
 
-type RedisClient = ReturnType<typeof createClient>;
+/** A connected node-redis client, as the rate limiter and the clean-up use it. */
+const connect = async () => (await createClient({ url: REDIS_URL }).connect()) as unknown as RedisClient;
+type RedisClient = {
+  quit(): Promise<unknown>;
+  unlink(keys: string[]): Promise<unknown>;
+  scanIterator(options: { MATCH: string; COUNT: number }): AsyncIterable<string[]>;
+};
 
 describe.skipIf(!haveRedis)('HTTP on Redis', () => {
   let one: Harness;
@@ -27,8 +33,7 @@ describe.skipIf(!haveRedis)('HTTP on Redis', () => {
   let owner: Account;
 
   const instance = async (): Promise<Harness> => {
-    const client = createClient({ url: REDIS_URL });
-    await client.connect();
+    const client = await connect();
     limiterClients.push(client);
     return startSilo({
       store: new Keyv({ store: new KeyvRedis(REDIS_URL), namespace }),
@@ -47,8 +52,7 @@ describe.skipIf(!haveRedis)('HTTP on Redis', () => {
   afterAll(async () => {
     await one?.close();
     await two?.close();
-    const cleaner = createClient({ url: REDIS_URL });
-    await cleaner.connect();
+    const cleaner = await connect();
     for await (const keys of cleaner.scanIterator({ MATCH: `${namespace}*`, COUNT: 1000 })) {
       if (keys.length > 0) await cleaner.unlink(keys);
     }
