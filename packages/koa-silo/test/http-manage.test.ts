@@ -78,6 +78,13 @@ describe('create', () => {
     });
   });
 
+  it('gives a value of the wrong type one problem: its type', async () => {
+    const reply = await post(alice, { file_name: 'x', file_data: {}, region_name: null });
+    expect(reply.json.detail).toEqual([
+      { loc: ['body', 'region_name'], msg: 'Input should be a valid string', type: 'string_type' },
+    ]);
+  });
+
   it('says "Field required" for missing fields', async () => {
     const reply = await post(alice, {});
     expect(reply.status).toBe(422);

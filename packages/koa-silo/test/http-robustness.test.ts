@@ -159,6 +159,14 @@ describe('malformed bodies', () => {
     expect((await post('['.repeat(100_000))).status).toBe(413);
   });
 
+  it('does not count brackets inside strings (escaped quotes and backslashes included)', async () => {
+    const s = `${'['.repeat(3000)}\\"${'{'.repeat(3000)}\\\\`;
+    const reply = await post({ file_name: 'brackets', file_data: { s, t: '"]]]' } }, {}, roomy);
+    expect(reply.status).toBe(201);
+    const got = await h.client.get(`/api/v1/manage/${reply.json.file_uuid}`, { headers: manage(roomy) });
+    expect(got.json.data).toEqual({ s, t: '"]]]' });
+  });
+
   it('stores and serves nesting within the depth limit', async () => {
     const depth = 900;
     const text = `{"file_name":"deep","file_data":{"a":${'['.repeat(depth)}1${']'.repeat(depth)}}}`;

@@ -126,19 +126,25 @@ export function parseJson(text: string, maxDepth: number): unknown {
 
 /** The deepest bracket nesting of `text` outside strings; stops counting once past `stopAt`. */
 export function nestingDepth(text: string, stopAt: number): number {
+  // Nothing can nest deeper than half its length: short texts need no scan.
+  if (text.length <= stopAt * 2) return 0;
   let depth = 0;
   let max = 0;
-  let inString = false;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c) i++;
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) {
-      inString = true;
+    if (c === 0x22) {
+      // Jump to the closing quote: one not preceded by an odd run of backslashes.
+      let close = text.indexOf('"', i + 1);
+      while (close !== -1) {
+        let backslashes = 0;
+        for (let k = close - 1; text.charCodeAt(k) === 0x5c; k--) backslashes++;
+        if (backslashes % 2 === 0) break;
+        close = text.indexOf('"', close + 1);
+      }
+      if (close === -1) return max; // unterminated: JSON.parse reports it
+      i = close;
     } else if (c === 0x5b || c === 0x7b) {
-      depth++;
-      if (depth > max) {
+      if (++depth > max) {
         max = depth;
         if (max > stopAt) return max;
       }

@@ -41,8 +41,11 @@ export function toIssues(errors: ErrorObject[], source: Source, data: unknown): 
   const seen = new Set<string>();
   // Errors inside an anyOf branch are summed up by the anyOf error itself.
   const anyOfPaths = new Set(errors.filter((e) => e.keyword === 'anyOf').map((e) => e.schemaPath));
+  // A value of the wrong type gets only its type error (not also "not one of the enum values").
+  const wrongType = new Set(errors.filter((e) => e.keyword === 'type').map((e) => e.instancePath));
   for (const error of errors) {
     if ([...anyOfPaths].some((p) => error.schemaPath.startsWith(`${p}/`))) continue;
+    if (error.keyword !== 'type' && wrongType.has(error.instancePath)) continue;
     const issue = toIssue(error, errors, source, data);
     const key = JSON.stringify([issue.loc, issue.type]);
     if (seen.has(key)) continue;
