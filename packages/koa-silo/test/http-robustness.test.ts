@@ -410,4 +410,32 @@ describe('mounted beside an app\'s own routes', () => {
       await silo.close();
     }
   });
+
+  it('uses the raw body kept by a body parser mounted before it', async () => {
+    const silo = createSilo();
+    const app = new Koa();
+    app.use(async (ctx, next) => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of ctx.req) chunks.push(chunk as Buffer);
+      (ctx.request as { rawBody?: string }).rawBody = Buffer.concat(chunks).toString('utf8');
+      await next();
+    });
+    app.use(silo.middleware());
+    const server = await listen(app);
+    try {
+      await silo.accounts.createAccount('x');
+      const key = (await silo.accounts.createKey({ account: 'x', type: 'manage', name: 'm' })).key;
+      const created = await rawRequest(server.port, '/api/v1/manage/', {
+        method: 'POST',
+        headers: { 'X-MAN-API': key },
+        body: { file_name: 'parsed first', file_data: [{ a: 1 }] },
+      });
+      expect(created.status).toBe(201);
+      const bad = await rawRequest(server.port, '/api/v1/manage/', { method: 'POST', headers: { 'X-MAN-API': key }, body: '{nope' });
+      expect(JSON.parse(bad.text).detail[0].type).toBe('json_invalid');
+    } finally {
+      await server.close();
+      await silo.close();
+    }
+  });
 });
