@@ -4,6 +4,7 @@
  * limit at its exact edge, and Silo mounted beside an app's own routes.
  */
 import http from 'node:http';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import fc from 'fast-check';
 import Koa from 'koa';
 import { Keyv } from 'keyv';
@@ -61,9 +62,9 @@ describe('body limits (plan maxDataBytes)', () => {
     expect(reply.status).toBe(413);
   });
 
-  it('refuses a huge declared body before reading it', async () => {
-    const started = Date.now();
-    const reply = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+  /** POST a body declared as 50 MB of which only the first bytes are ever sent. */
+  const postHugeDeclared = (headers: Record<string, string>) =>
+    new Promise<{ status: number; body: string; connection: string | undefined }>((resolve, reject) => {
       const req = http.request(
         {
           host: '127.0.0.1',
@@ -71,20 +72,27 @@ describe('body limits (plan maxDataBytes)', () => {
           path: '/api/v1/manage/',
           method: 'POST',
           agent: false,
-          headers: { host: 'api.localhost', 'content-type': 'application/json', 'content-length': String(50_000_000), ...manage(alice) },
+          headers: { host: 'api.localhost', 'content-type': 'application/json', 'content-length': String(50_000_000), ...headers },
         },
         (res) => {
           let body = '';
           res.on('data', (c) => (body += c));
-          res.on('end', () => resolve({ status: res.statusCode!, body }));
+          res.on('end', () => resolve({ status: res.statusCode!, body, connection: res.headers.connection }));
         },
       );
       req.on('error', reject);
-      // Send only the first bytes of the 50 MB: the answer must come without the rest.
       req.write('{"file_name":"x","file_data":{"pad":"');
     });
+
+  it('refuses a huge declared body before reading it, and closes the connection', async () => {
+    const started = Date.now();
+    const reply = await postHugeDeclared(manage(alice));
     expect(reply.status).toBe(413);
     expect(JSON.parse(reply.body).detail).toContain(String(LIMIT));
+    expect(reply.connection).toBe('close');
+    const anonymous = await postHugeDeclared({});
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.connection).toBe('close');
     expect(Date.now() - started).toBeLessThan(2000);
   });
 
@@ -289,6 +297,37 @@ describe('paths and methods', () => {
     const reply = await h.client.request('/api/v1/manage/silos', { method: 'OPTIONS' });
     expect(reply.status).toBe(204);
     expect(reply.headers.allow).toContain('GET');
+  });
+
+  it('serves an OpenAPI document whose references resolve and whose schemas compile strictly', async () => {
+    const doc = (await h.client.get('/api/v1/openapi.json')).json;
+    const refs: string[] = [];
+    const walk = (node: unknown): void => {
+      if (Array.isArray(node)) node.forEach(walk);
+      else if (node && typeof node === 'object') {
+        for (const [k, v] of Object.entries(node)) (k === '$ref' ? refs.push(v as string) : walk(v));
+      }
+    };
+    walk(doc);
+    expect(refs.length).toBeGreaterThan(20);
+    for (const ref of refs) {
+      const target = ref.slice(2).split('/').reduce((at: any, key) => at?.[key], doc);
+      expect(target, ref).toBeDefined();
+    }
+    const ajv = new Ajv2020({ strict: true, strictRequired: false, allowUnionTypes: true });
+    ajv.addFormat('uuid', true).addFormat('date-time', true).addKeyword('components');
+    ajv.addSchema({ $id: 'https://silo.test/openapi.json', components: { schemas: doc.components.schemas } });
+    for (const name of Object.keys(doc.components.schemas)) {
+      expect(() => ajv.getSchema(`https://silo.test/openapi.json#/components/schemas/${name}`), name).not.toThrow();
+    }
+    const ids = Object.values(doc.paths).flatMap((item: any) => Object.values(item).map((op: any) => op.operationId));
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const item of Object.values(doc.paths) as any[]) {
+      for (const op of Object.values(item) as any[]) {
+        expect(Object.keys(op.responses).length).toBeGreaterThan(0);
+        for (const r of Object.values(op.responses) as any[]) expect(r.$ref ?? r.description).toBeTruthy();
+      }
+    }
   });
 
   it('serves the OpenAPI 3.1 document', async () => {

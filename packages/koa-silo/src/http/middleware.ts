@@ -78,6 +78,7 @@ export function createHttp(deps: HttpDeps): SiloHttp {
       }
       await match.handler(ctx, match.param);
     } catch (err) {
+      closeIfBodyUnread(ctx);
       try {
         renderError(ctx, err, options.logger);
       } catch (fatal) {
@@ -88,4 +89,14 @@ export function createHttp(deps: HttpDeps): SiloHttp {
   };
 
   return { middleware, clear: () => parsed.clear() };
+}
+
+/**
+ * An error answered before a large body was read (401, 413, 422 of the path...): close the
+ * connection after the response rather than let Node read and discard the rest of the body.
+ */
+function closeIfBodyUnread(ctx: Context): void {
+  if (ctx.req.complete) return;
+  const length = Number(ctx.get('Content-Length') || 0);
+  if (length > 64 * 1024 || ctx.get('Transfer-Encoding') !== '') ctx.set('Connection', 'close');
 }
