@@ -131,24 +131,32 @@ describe('create', () => {
 
 describe('list', () => {
   let carol: Account;
-  const uuids: string[] = [];
+  /** Carol's silos in the contract's order: created_at descending, ties by file_uuid. */
+  let newestFirst: string[] = [];
   beforeAll(async () => {
     carol = await h.account('carol');
-    for (let i = 0; i < 7; i++) uuids.push(await h.create(carol, { file_name: `c${i}`, file_data: { i } }));
+    const created: { file_uuid: string; created_at: string }[] = [];
+    for (let i = 0; i < 7; i++) {
+      created.push((await post(carol, { file_name: `c${i}`, file_data: { i } })).json);
+      if (i % 2 === 0) await new Promise((r) => setTimeout(r, 3));
+    }
+    newestFirst = created
+      .sort((a, b) => (a.created_at === b.created_at ? (a.file_uuid < b.file_uuid ? -1 : 1) : a.created_at < b.created_at ? 1 : -1))
+      .map((c) => c.file_uuid);
+    expect(new Set(created.map((c) => c.created_at)).size).toBeGreaterThan(3);
   });
 
   it('shows the caller\'s silos newest first with the envelope', async () => {
     const reply = await list(carol);
     expect(reply.status).toBe(200);
     expect(reply.json.metadata).toEqual({ total_items: 7, per_page: 25, page_no: 1 });
-    expect(reply.json.silos.map((s: { file_uuid: string }) => s.file_uuid)).toEqual([...uuids].reverse());
+    expect(reply.json.silos.map((s: { file_uuid: string }) => s.file_uuid)).toEqual(newestFirst);
     expect(Object.keys(reply.json.silos[0]).sort()).toEqual(
       ['created_at', 'file_name', 'file_uuid', 'is_public', 'region_name', 'updated_at'],
     );
   });
 
   it('pages with page (or page_no) and per_page, and a page past the end is empty with the true total', async () => {
-    const newestFirst = [...uuids].reverse();
     const p2 = await list(carol, '?page=2&per_page=3');
     expect(p2.json.metadata).toEqual({ total_items: 7, per_page: 3, page_no: 2 });
     expect(p2.json.silos.map((s: { file_uuid: string }) => s.file_uuid)).toEqual(newestFirst.slice(3, 6));
