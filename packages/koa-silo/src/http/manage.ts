@@ -6,7 +6,7 @@ import type { Context } from 'koa';
 import { ValidationError, type ValidationIssue } from '../errors.js';
 import { BODY_ENVELOPE_BYTES, type Plan } from '../options.js';
 import { listQuery, uuidPath, type ListQuery, type UuidPath } from '../schemas/params.js';
-import { createSiloBody, updateSiloBody, UPDATE_FIELDS, type CreateSiloBody, type UpdateSiloBody } from '../schemas/silo.js';
+import { createSiloBody, updateSiloBody, BODY_FIELDS, type CreateSiloBody, type UpdateSiloBody } from '../schemas/silo.js';
 import type { SiloMeta, SiloRecord, SiloService, UpdateSiloInput } from '../service/types.js';
 import type { Auth } from './auth.js';
 import { readJsonBody } from './body.js';
@@ -87,9 +87,7 @@ export function manageHandlers(deps: ManageDeps) {
       const caller = await auth.require(ctx, 'manage');
       const body = await readJsonBody(ctx, bodyLimit(caller.plan), deps.maxJsonDepth);
       const input = checkCreate(body, 'body');
-      const record = await silos.create(caller.account, {
-        ...(pick(input, ['file_name', 'file_data', 'region_name', 'is_public']) as CreateSiloBody),
-      });
+      const record = await silos.create(caller.account, pick(input, BODY_FIELDS) as CreateSiloBody);
       ctx.set('Location', `/api/v1/manage/meta/${record.file_uuid}`);
       sendRecord(ctx, 201, record);
     },
@@ -136,7 +134,7 @@ export function manageHandlers(deps: ManageDeps) {
       const body = await readJsonBody(ctx, bodyLimit(caller.plan), deps.maxJsonDepth);
       throwIfAny([...issues, ...checkUpdate.issues(body, 'body')]);
       requireIfMatch(ctx);
-      const input = pick(body as UpdateSiloBody, UPDATE_FIELDS) as UpdateSiloInput;
+      const input = pick(body as UpdateSiloBody, BODY_FIELDS) as UpdateSiloInput;
       const ifMatch = await ifMatchVersion(ctx, async () => (await silos.meta(caller.account, uuid)).version);
       const { record, text } = await silos.update(caller.account, uuid, input, ifMatch);
       ctx.set('ETag', etagFor(record.version));

@@ -59,7 +59,8 @@ export const createSiloBody = {
 } as const;
 export type CreateSiloBody = FromSchema<typeof createSiloBody>;
 
-export const UPDATE_FIELDS = ['file_name', 'file_data', 'region_name', 'is_public'] as const;
+/** The four fields a create or update body may carry (anything else is ignored). */
+export const BODY_FIELDS = ['file_name', 'file_data', 'region_name', 'is_public'] as const;
 
 /** PATCH /api/v1/manage/{file_uuid}: any non-empty subset of the four fields. */
 export const updateSiloBody = {
@@ -73,7 +74,7 @@ export const updateSiloBody = {
     region_name: regionName,
     is_public: isPublic,
   },
-  anyOf: UPDATE_FIELDS.map((field) => ({ required: [field] })),
+  anyOf: BODY_FIELDS.map((field) => ({ required: [field] })),
 } as const;
 export type UpdateSiloBody = FromSchema<Omit<typeof updateSiloBody, 'anyOf'>>;
 
