@@ -13,6 +13,8 @@ const alias = {
 export default defineConfig({
   resolve: { alias },
   test: {
+    // CI also writes a JSON report, from which .ci/run prints one plain closing line.
+    reporters: process.env.CI === 'true' ? ['default', ['json', { outputFile: '.ci/vitest-report.json' }]] : ['default'],
     projects: [
       ...['silo-query', 'koa-silo', 'silo-server'].map((name) => ({
         extends: true as const,
