@@ -1,1 +1,15 @@
-export {};
+/**
+ * silo-query: Silo's query engine over plain JSON. Pure: no I/O, no HTTP, no dependencies.
+ *
+ *   query(data, 'path=profile.address.city')            // → "London"
+ *   const byCity = compile('q=city&value=Lisbon');      // parse and validate once
+ *   byCity(records)                                     // → the matching records
+ *
+ * Invalid parameters throw `SiloQueryError` whose `detail` is the API's 422 body `detail`.
+ */
+export { compile, query, type CompiledQuery } from './query.js';
+export { hasQueryParams, PARAM_NAMES, type ParamName, type QueryParams } from './params.js';
+export { SiloQueryError, ErrorType, type SiloQueryErrorItem } from './errors.js';
+export { toJSON } from './json.js';
+export { OUTPUTS, type Output } from './convert.js';
+export { OPS, type Op } from './search.js';

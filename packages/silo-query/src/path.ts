@@ -1,0 +1,389 @@
+/**
+ * Dot paths (`a.b.0.c`): parsed once into an accessor closure.
+ *
+ * Rules (contract §5): a segment is an object key, looked up among the object's OWN properties
+ * only (never the prototype: `constructor`, `toString` or `__proto__` resolve only when the
+ * object has that own key), case-sensitive; or, on an array, a canonical non-negative integer
+ * index (`0`, `7`; never `01`, `-1`, `1.0`, `length`). Strings, numbers, booleans and null have
+ * no segments. An accessor returns `undefined` when the path does not resolve (JSON has no
+ * `undefined`, so it cannot be confused with a stored `null`).
+ */
+
+/** One parsed segment: the key, and its array index (-1 when the key is not a canonical index). */
+export interface Segment {
+  readonly key: string;
+  readonly index: number;
+}
+
+/** Resolves a parsed path against a value; `undefined` when it does not resolve. */
+export type Accessor = (value: unknown) => unknown;
+
+/** `true` for `0` and for `[1-9][0-9]*`: the canonical form of a non-negative integer. */
+export function isCanonicalIndex(s: string): boolean {
+  const n = s.length;
+  if (n === 0) return false;
+  const c0 = s.charCodeAt(0);
+  if (c0 === 0x30) return n === 1;
+  if (c0 < 0x31 || c0 > 0x39) return false;
+  for (let i = 1; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x30 || c > 0x39) return false;
+  }
+  return true;
+}
+
+/** The index a canonical string denotes (exact up to 2^53; larger ones exceed every array length anyway). */
+export function indexOf(s: string): number {
+  return isCanonicalIndex(s) ? Number(s) : -1;
+}
+
+/**
+ * The engine's canonical (internalized) copy of `s`. A property key that is a fresh substring
+ * (from `split`) makes every keyed load look it up in the string table first; the canonical
+ * copy goes straight to the property. Object keys are always canonical, so this reads one back.
+ */
+export function internalize(s: string): string {
+  const keys = Object.keys({ [s]: 0 });
+  return keys.length === 1 && keys[0] === s ? keys[0] : s;
+}
+
+/**
+ * Splits a dot path into segments. Returns the 0-based positions of empty segments instead
+ * when there are any (`a..b` → [1]; `` → [0]; `.a` → [0]; `a.` → [1]).
+ */
+export function parsePath(path: string): { segments: Segment[] } | { empty: number[] } {
+  const parts = path.split('.');
+  const empty: number[] = [];
+  const segments: Segment[] = new Array<Segment>(parts.length);
+  for (let i = 0; i < parts.length; i++) {
+    const key = internalize(parts[i]!);
+    if (key.length === 0) empty.push(i);
+    segments[i] = { key, index: indexOf(key) };
+  }
+  return empty.length > 0 ? { empty } : { segments };
+}
+
+export const OP: Record<string, unknown> = Object.prototype as Record<string, unknown>;
+/**
+ * An empty object whose prototype is Object.prototype: `PROBE[key]` is `Object.prototype[key]`,
+ * but read through a small fast-mode object, so the engine answers it from its inline cache
+ * (Object.prototype itself is a large dictionary-mode object) and still sees any later change
+ * to Object.prototype.
+ */
+export const PROBE: Record<string, unknown> = Object.create(Object.prototype) as Record<string, unknown>;
+const hasOwn = Object.hasOwn;
+const getProto = Object.getPrototypeOf;
+const isArray = Array.isArray;
+
+/**
+ * `true` when `v`, read as `obj[key]` and not `undefined`, is an own property of `obj`.
+ * `inherited` is `Object.prototype[key]`. A value read through the prototype chain of a plain
+ * object (prototype `Object.prototype` or `null`) can only come from `Object.prototype`, so a
+ * different value is own; anything else (a value equal to Object.prototype's, an object with
+ * another prototype) is settled by `Object.hasOwn`. Never used for `__proto__` (an accessor).
+ */
+export function isOwnValue(obj: object, key: string, v: unknown, inherited: unknown): boolean {
+  if (v !== inherited) {
+    const p: unknown = getProto(obj);
+    if (p === OP || p === null) return true;
+  }
+  return hasOwn(obj, key);
+}
+
+/** Reads one segment from one value; its `miss` value (`null` or `undefined`) when it does not resolve. */
+export type Getter = (cur: unknown) => unknown;
+type GetterFactory = (key: string, index: number, miss: null | undefined) => Getter;
+
+/*
+ * Getter factories: the same code, written out 24 times. V8 keeps inline caches per function
+ * literal (closures of one literal share them), so one shared getter would see every key and
+ * every object shape of every path and go megamorphic, several times slower than `obj.key`. The
+ * first 24 distinct keys a process compiles get a literal of their own (stable, per key, so a
+ * key's caches only ever see that key); later keys share `sharedGetter`. Behaviour is the same
+ * for all of them: see `isOwnValue` for the own-property test.
+ */
+const FACTORIES: readonly GetterFactory[] = [
+  (key, index, miss) => (cur) => {
+    if (typeof cur !== 'object' || cur === null) return miss;
+    if (isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
+    const v = (cur as Record<string, unknown>)[key];
+    if (v === undefined) return miss;
+    if (v !== PROBE[key]) { const p: unknown = getProto(cur); if (p === OP || p === null) return v; }
+    return hasOwn(cur, key) ? v : miss;
+  },
+  (key, index, miss) => (cur) => {
+    if (typeof cur !== 'object' || cur === null) return miss;
+    if (isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
+    const v = (cur as Record<string, unknown>)[key];
+    if (v === undefined) return miss;
+    if (v !== PROBE[key]) { const p: unknown = getProto(cur); if (p === OP || p === null) return v; }
+    return hasOwn(cur, key) ? v : miss;
+  },
+  (key, index, miss) => (cur) => {
+    if (typeof cur !== 'object' || cur === null) return miss;
+    if (isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
+    const v = (cur as Record<string, unknown>)[key];
+    if (v === undefined) return miss;
+    if (v !== PROBE[key]) { const p: unknown = getProto(cur); if (p === OP || p === null) return v; }
+    return hasOwn(cur, key) ? v : miss;
+  },
+  (key, index, miss) => (cur) => {
+    if (typeof cur !== 'object' || cur === null) return miss;
+    if (isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
+    const v = (cur as Record<string, unknown>)[key];
+    if (v === undefined) return miss;
+    if (v !== PROBE[key]) { const p: unknown = getProto(cur); if (p === OP || p === null) return v; }
+    return hasOwn(cur, key) ? v : miss;
+  },
+  (key, index, miss) => (cur) => {
+    if (typeof cur !== 'object' || cur === null) return miss;
+    if (isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
+    const v = (cur as Record<string, unknown>)[key];
+    if (v === undefined) return miss;
+    if (v !== PROBE[key]) { const p: unknown = getProto(cur); if (p === OP || p === null) return v; }
+    return hasOwn(cur, key) ? v : miss;
+  },
+  (key, index, miss) => (cur) => {
+    if (typeof cur !== 'object' || cur === null) return miss;
+    if (isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
+    const v = (cur as Record<string, unknown>)[key];
+    if (v === undefined) return miss;
+    if (v !== PROBE[key]) { const p: unknown = getProto(cur); if (p === OP || p === null) return v; }
+    return hasOwn(cur, key) ? v : miss;
+  },
+  (key, index, miss) => (cur) => {
+    if (typeof cur !== 'object' || cur === null) return miss;
+    if (isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
+    const v = (cur as Record<string, unknown>)[key];
+    if (v === undefined) return miss;
+    if (v !== PROBE[key]) { const p: unknown = getProto(cur); if (p === OP || p === null) return v; }
+    return hasOwn(cur, key) ? v : miss;
+  },
+  (key, index, miss) => (cur) => {
+    if (typeof cur !== 'object' || cur === null) return miss;
+    if (isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
+    const v = (cur as Record<string, unknown>)[key];
+    if (v === undefined) return miss;
+    if (v !== PROBE[key]) { const p: unknown = getProto(cur); if (p === OP || p === null) return v; }
+    return hasOwn(cur, key) ? v : miss;
+  },
+  (key, index, miss) => (cur) => {
+    if (typeof cur !== 'object' || cur === null) return miss;
+    if (isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
+    const v = (cur as Record<string, unknown>)[key];
+    if (v === undefined) return miss;
+    if (v !== PROBE[key]) { const p: unknown = getProto(cur); if (p === OP || p === null) return v; }
+    return hasOwn(cur, key) ? v : miss;
+  },
+  (key, index, miss) => (cur) => {
+    if (typeof cur !== 'object' || cur === null) return miss;
+    if (isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
+    const v = (cur as Record<string, unknown>)[key];
+    if (v === undefined) return miss;
+    if (v !== PROBE[key]) { const p: unknown = getProto(cur); if (p === OP || p === null) return v; }
+    return hasOwn(cur, key) ? v : miss;
+  },
+  (key, index, miss) => (cur) => {
+    if (typeof cur !== 'object' || cur === null) return miss;
+    if (isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
+    const v = (cur as Record<string, unknown>)[key];
+    if (v === undefined) return miss;
+    if (v !== PROBE[key]) { const p: unknown = getProto(cur); if (p === OP || p === null) return v; }
+    return hasOwn(cur, key) ? v : miss;
+  },
+  (key, index, miss) => (cur) => {
+    if (typeof cur !== 'object' || cur === null) return miss;
+    if (isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
+    const v = (cur as Record<string, unknown>)[key];
+    if (v === undefined) return miss;
+    if (v !== PROBE[key]) { const p: unknown = getProto(cur); if (p === OP || p === null) return v; }
+    return hasOwn(cur, key) ? v : miss;
+  },
+  (key, index, miss) => (cur) => {
+    if (typeof cur !== 'object' || cur === null) return miss;
+    if (isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
+    const v = (cur as Record<string, unknown>)[key];
+    if (v === undefined) return miss;
+    if (v !== PROBE[key]) { const p: unknown = getProto(cur); if (p === OP || p === null) return v; }
+    return hasOwn(cur, key) ? v : miss;
+  },
+  (key, index, miss) => (cur) => {
+    if (typeof cur !== 'object' || cur === null) return miss;
+    if (isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
+    const v = (cur as Record<string, unknown>)[key];
+    if (v === undefined) return miss;
+    if (v !== PROBE[key]) { const p: unknown = getProto(cur); if (p === OP || p === null) return v; }
+    return hasOwn(cur, key) ? v : miss;
+  },
+  (key, index, miss) => (cur) => {
+    if (typeof cur !== 'object' || cur === null) return miss;
+    if (isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
+    const v = (cur as Record<string, unknown>)[key];
+    if (v === undefined) return miss;
+    if (v !== PROBE[key]) { const p: unknown = getProto(cur); if (p === OP || p === null) return v; }
+    return hasOwn(cur, key) ? v : miss;
+  },
+  (key, index, miss) => (cur) => {
+    if (typeof cur !== 'object' || cur === null) return miss;
+    if (isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
+    const v = (cur as Record<string, unknown>)[key];
+    if (v === undefined) return miss;
+    if (v !== PROBE[key]) { const p: unknown = getProto(cur); if (p === OP || p === null) return v; }
+    return hasOwn(cur, key) ? v : miss;
+  },
+  (key, index, miss) => (cur) => {
+    if (typeof cur !== 'object' || cur === null) return miss;
+    if (isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
+    const v = (cur as Record<string, unknown>)[key];
+    if (v === undefined) return miss;
+    if (v !== PROBE[key]) { const p: unknown = getProto(cur); if (p === OP || p === null) return v; }
+    return hasOwn(cur, key) ? v : miss;
+  },
+  (key, index, miss) => (cur) => {
+    if (typeof cur !== 'object' || cur === null) return miss;
+    if (isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
+    const v = (cur as Record<string, unknown>)[key];
+    if (v === undefined) return miss;
+    if (v !== PROBE[key]) { const p: unknown = getProto(cur); if (p === OP || p === null) return v; }
+    return hasOwn(cur, key) ? v : miss;
+  },
+  (key, index, miss) => (cur) => {
+    if (typeof cur !== 'object' || cur === null) return miss;
+    if (isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
+    const v = (cur as Record<string, unknown>)[key];
+    if (v === undefined) return miss;
+    if (v !== PROBE[key]) { const p: unknown = getProto(cur); if (p === OP || p === null) return v; }
+    return hasOwn(cur, key) ? v : miss;
+  },
+  (key, index, miss) => (cur) => {
+    if (typeof cur !== 'object' || cur === null) return miss;
+    if (isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
+    const v = (cur as Record<string, unknown>)[key];
+    if (v === undefined) return miss;
+    if (v !== PROBE[key]) { const p: unknown = getProto(cur); if (p === OP || p === null) return v; }
+    return hasOwn(cur, key) ? v : miss;
+  },
+  (key, index, miss) => (cur) => {
+    if (typeof cur !== 'object' || cur === null) return miss;
+    if (isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
+    const v = (cur as Record<string, unknown>)[key];
+    if (v === undefined) return miss;
+    if (v !== PROBE[key]) { const p: unknown = getProto(cur); if (p === OP || p === null) return v; }
+    return hasOwn(cur, key) ? v : miss;
+  },
+  (key, index, miss) => (cur) => {
+    if (typeof cur !== 'object' || cur === null) return miss;
+    if (isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
+    const v = (cur as Record<string, unknown>)[key];
+    if (v === undefined) return miss;
+    if (v !== PROBE[key]) { const p: unknown = getProto(cur); if (p === OP || p === null) return v; }
+    return hasOwn(cur, key) ? v : miss;
+  },
+  (key, index, miss) => (cur) => {
+    if (typeof cur !== 'object' || cur === null) return miss;
+    if (isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
+    const v = (cur as Record<string, unknown>)[key];
+    if (v === undefined) return miss;
+    if (v !== PROBE[key]) { const p: unknown = getProto(cur); if (p === OP || p === null) return v; }
+    return hasOwn(cur, key) ? v : miss;
+  },
+  (key, index, miss) => (cur) => {
+    if (typeof cur !== 'object' || cur === null) return miss;
+    if (isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
+    const v = (cur as Record<string, unknown>)[key];
+    if (v === undefined) return miss;
+    if (v !== PROBE[key]) { const p: unknown = getProto(cur); if (p === OP || p === null) return v; }
+    return hasOwn(cur, key) ? v : miss;
+  },
+];
+
+const sharedGetter: GetterFactory = (key, index, miss) => (cur) => {
+  if (typeof cur !== 'object' || cur === null) return miss;
+  if (isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
+  const v = (cur as Record<string, unknown>)[key];
+  if (v === undefined) return miss;
+  return isOwnValue(cur, key, v, PROBE[key]) ? v : miss;
+};
+
+/** The getter for `__proto__`: asks `hasOwn` first, never reads the prototype accessor. */
+const strictGetter: GetterFactory = (key, index, miss) => (cur) => {
+  if (typeof cur !== 'object' || cur === null) return miss;
+  if (isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
+  if (!hasOwn(cur, key)) return miss;
+  const v = (cur as Record<string, unknown>)[key];
+  return v === undefined ? miss : v;
+};
+
+const factoryOfKey = new Map<string, GetterFactory>();
+
+/** The getter of one segment. */
+export function compileSegment(segment: Segment, miss: null | undefined = undefined): Getter {
+  const { key, index } = segment;
+  if (key === '__proto__') return strictGetter(key, index, miss);
+  let factory = factoryOfKey.get(key);
+  if (factory === undefined) {
+    factory = FACTORIES[factoryOfKey.size] ?? sharedGetter;
+    if (factoryOfKey.size < FACTORIES.length) factoryOfKey.set(key, factory);
+  }
+  return factory(key, index, miss);
+}
+
+/** The element `index` of `value` when it is an array that long; otherwise `undefined`. */
+export function elementAt(value: unknown, index: number): unknown {
+  return isArray(value) && index < value.length ? value[index] : undefined;
+}
+
+/**
+ * Builds the accessor of a parsed path. It returns `miss` when the path does not resolve:
+ * `undefined` (the default) keeps "missing" apart from a stored `null`, which a search field
+ * needs; `null` is what a query result wants. Each getter returns its own miss for anything it
+ * cannot step into, so the getters chain without tests in between (stepping on from a stored
+ * `null` or a miss misses, as it should).
+ */
+export function compileSegments(segments: readonly Segment[], miss: null | undefined = undefined): Accessor {
+  const last = segments.length - 1;
+  const g = segments.map((s, i) => compileSegment(s, i === last ? miss : null));
+  switch (g.length) {
+    case 0:
+      return (v) => (v === undefined ? miss : v);
+    case 1:
+      return g[0]!;
+    case 2: {
+      const [g0, g1] = g as [Getter, Getter];
+      return (v) => g1(g0(v));
+    }
+    case 3: {
+      const [g0, g1, g2] = g as [Getter, Getter, Getter];
+      return (v) => g2(g1(g0(v)));
+    }
+    case 4: {
+      const [g0, g1, g2, g3] = g as [Getter, Getter, Getter, Getter];
+      return (v) => g3(g2(g1(g0(v))));
+    }
+    case 5: {
+      const [g0, g1, g2, g3, g4] = g as [Getter, Getter, Getter, Getter, Getter];
+      return (v) => g4(g3(g2(g1(g0(v)))));
+    }
+    case 6: {
+      const [g0, g1, g2, g3, g4, g5] = g as [Getter, Getter, Getter, Getter, Getter, Getter];
+      return (v) => g5(g4(g3(g2(g1(g0(v))))));
+    }
+    default: {
+      return (v) => {
+        let cur = v;
+        for (let i = 0; i < last; i++) {
+          cur = g[i]!(cur);
+          if (cur === null) return miss; // a miss, or a stored null: nothing to step into
+        }
+        return g[last]!(cur);
+      };
+    }
+  }
+}
+
+/** Parses and compiles a dot path; throws a plain Error on empty segments (use `parsePath` to validate). */
+export function compilePath(path: string): Accessor {
+  const parsed = parsePath(path);
+  if ('empty' in parsed) throw new Error(`path ${JSON.stringify(path)} has an empty segment`);
+  return compileSegments(parsed.segments);
+}

@@ -1,0 +1,182 @@
+/**
+ * Search: keep the elements of an array whose field `q` passes the operator, in array order;
+ * then, with `path`, map each match through `path` (`null` where it does not resolve).
+ * Elements that are not objects (arrays, strings, numbers, booleans, null) never match.
+ *
+ * A one-segment `q` (the common `q=city`) runs in a loop written per operator, with the field
+ * read and the comparison inline; deeper `q` use the compiled accessor and predicate.
+ */
+import { compareCodePoints, compileEq, compileGt, compileLt, compileNe, hasHighUnits, type Predicate } from './compare.js';
+import { ErrorType, SiloQueryError } from './errors.js';
+import { compileLike, type LikeMatcher } from './like.js';
+import { parseJsonNumber } from './numbers.js';
+import { compileSegments, internalize, isOwnValue, OP, type Accessor, type Segment } from './path.js';
+
+export type Op = 'eq' | 'ne' | 'gt' | 'lt' | 'lk' | 'il';
+export const OPS: readonly Op[] = ['eq', 'ne', 'gt', 'lt', 'lk', 'il'];
+
+function likeMatcher(op: 'lk' | 'il', value: string): LikeMatcher {
+  const r = compileLike(value, op === 'il');
+  if (!r.ok) throw new Error('invalid LIKE pattern'); // params.ts rejects these first
+  return r.match;
+}
+
+/** The field predicate of `op` with `value` (`undefined` field = missing). */
+export function compilePredicate(op: Op, value: string): Predicate {
+  switch (op) {
+    case 'eq':
+      return compileEq(value);
+    case 'ne':
+      return compileNe(value);
+    case 'gt':
+      return compileGt(value);
+    case 'lt':
+      return compileLt(value);
+    case 'lk':
+    case 'il': {
+      const match = likeMatcher(op, value);
+      return (f) => typeof f === 'string' && match(f);
+    }
+  }
+}
+
+function describe(data: unknown): string {
+  if (data === null) return 'null';
+  if (Array.isArray(data)) return 'an array';
+  if (typeof data === 'object') return 'an object';
+  return `a ${typeof data}`;
+}
+
+/** The error of a search over data that is not an array. */
+export function searchRequiresArray(data: unknown): SiloQueryError {
+  return new SiloQueryError([
+    {
+      loc: ['query', 'q'],
+      msg: `Search needs the data to be an array of objects; this data is ${describe(data)}`,
+      type: ErrorType.searchRequiresArray,
+    },
+  ]);
+}
+
+const isArray = Array.isArray;
+type Search = (data: unknown) => unknown[];
+type Emit = Accessor | undefined;
+
+/** Generic search: any `q` depth, any predicate. */
+function genericSearch(q: Accessor, test: Predicate, path: Emit): Search {
+  return (data) => {
+    if (!isArray(data)) throw searchRequiresArray(data);
+    const out: unknown[] = [];
+    for (let i = 0; i < data.length; i++) {
+      const el: unknown = data[i];
+      if (typeof el === 'object' && el !== null && !isArray(el) && test(q(el))) {
+        if (path === undefined) out.push(el);
+        else out.push(path(el));
+      }
+    }
+    return out;
+  };
+}
+
+/** `eq` (or `ne` when `negate`) on a one-segment `q`. */
+function eqSearch(key: string, raw: string, negate: boolean, path: Emit): Search {
+  const value = internalize(raw);
+  const num = parseJsonNumber(value) ?? Number.NaN; // NaN never equals
+  const bool = value === 'true' ? true : value === 'false' ? false : undefined;
+  const isNull = value === 'null';
+  return (data) => {
+    if (!isArray(data)) throw searchRequiresArray(data);
+    const inherited = OP[key]; // Object.prototype cannot change during the loop
+    const out: unknown[] = [];
+    for (let i = 0; i < data.length; i++) {
+      const el: unknown = data[i];
+      if (typeof el !== 'object' || el === null || isArray(el)) continue;
+      const f = (el as Record<string, unknown>)[key];
+      let hit: boolean;
+      if (typeof f === 'string') hit = f === value;
+      else if (typeof f === 'number') hit = f === num;
+      else if (typeof f === 'boolean') hit = f === bool;
+      else hit = f === null && isNull;
+      if (hit) hit = isOwnValue(el, key, f, inherited);
+      if (hit !== negate) {
+        if (path === undefined) out.push(el);
+        else out.push(path(el));
+      }
+    }
+    return out;
+  };
+}
+
+/** `gt` (`sign` 1) or `lt` (`sign` -1) on a one-segment `q`; see compare.ts for the rules. */
+function orderSearch(key: string, value: string, sign: 1 | -1, path: Emit): Search {
+  const num = parseJsonNumber(value);
+  const numeric = num !== undefined;
+  const n = num ?? 0;
+  const native = !hasHighUnits(value);
+  return (data) => {
+    if (!isArray(data)) throw searchRequiresArray(data);
+    const inherited = OP[key];
+    const out: unknown[] = [];
+    for (let i = 0; i < data.length; i++) {
+      const el: unknown = data[i];
+      if (typeof el !== 'object' || el === null || isArray(el)) continue;
+      const f = (el as Record<string, unknown>)[key];
+      let hit = false;
+      if (typeof f === 'number') {
+        if (numeric) hit = sign === 1 ? f > n : f < n;
+      } else if (typeof f === 'string') {
+        const fn = numeric ? parseJsonNumber(f) : undefined;
+        if (fn !== undefined) hit = sign === 1 ? fn > n : fn < n;
+        else if (native) hit = sign === 1 ? f > value : f < value;
+        else hit = sign === 1 ? compareCodePoints(f, value) > 0 : compareCodePoints(f, value) < 0;
+      }
+      if (hit && isOwnValue(el, key, f, inherited)) {
+        if (path === undefined) out.push(el);
+        else out.push(path(el));
+      }
+    }
+    return out;
+  };
+}
+
+/** `lk` / `il` on a one-segment `q`. */
+function likeSearch(key: string, match: LikeMatcher, path: Emit): Search {
+  return (data) => {
+    if (!isArray(data)) throw searchRequiresArray(data);
+    const inherited = OP[key];
+    const out: unknown[] = [];
+    for (let i = 0; i < data.length; i++) {
+      const el: unknown = data[i];
+      if (typeof el !== 'object' || el === null || isArray(el)) continue;
+      const f = (el as Record<string, unknown>)[key];
+      if (typeof f === 'string' && match(f) && isOwnValue(el, key, f, inherited)) {
+        if (path === undefined) out.push(el);
+        else out.push(path(el));
+      }
+    }
+    return out;
+  };
+}
+
+/**
+ * Compiles a search; `path` (built with miss = null) maps each match. The returned function throws `SiloQueryError` (`search_requires_array`)
+ * when the data is not an array.
+ */
+export function compileSearch(q: readonly Segment[], op: Op, value: string, path: Emit): Search {
+  const only = q.length === 1 ? q[0]! : undefined;
+  if (only !== undefined && only.key !== '__proto__') {
+    const key = only.key;
+    switch (op) {
+      case 'eq':
+      case 'ne':
+        return eqSearch(key, value, op === 'ne', path);
+      case 'gt':
+      case 'lt':
+        return orderSearch(key, value, op === 'gt' ? 1 : -1, path);
+      case 'lk':
+      case 'il':
+        return likeSearch(key, likeMatcher(op, value), path);
+    }
+  }
+  return genericSearch(compileSegments(q), compilePredicate(op, value), path);
+}
