@@ -3,3 +3,5 @@
 import { main } from '../dist/cli.js';
 
 process.exitCode = await main(process.argv.slice(2));
+// Everything is closed by now; should a stray handle linger, do not hang on it.
+setTimeout(() => process.exit(), 2000).unref();

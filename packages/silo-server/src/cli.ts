@@ -1,1 +1,369 @@
-export async function main(_argv: string[]): Promise<number> { return 0; }
+/**
+ * The `silo` command (contract section 8). It works directly on the configured storage, with the
+ * same environment variables and flags as the server. Errors go to stderr as one line, with a
+ * non-zero exit (1: the command failed; 2: it was used wrongly), never a stack trace.
+ */
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { createRequire } from 'node:module';
+import type { AccountService, KeyInfo, KeyType } from 'koa-silo';
+import { ConfigError, loadConfig, loadStorageConfig, settingOptions, settingsHelp, type Flags } from './config.js';
+import { createLogger, silentLogger } from './log.js';
+import { StartupError } from './stores.js';
+
+// The server and koa-silo load only when a command needs them, so that `--help` and a bad
+// setting answer at once.
+const serveModule = () => import('./serve.js');
+const MANAGE_KEY_DURATIONS = ['7d', '30d', '90d', '365d', 'never'] as const;
+
+/** A failure the command reports as one line: a typed Silo error (it carries an HTTP status). */
+class CommandError extends Error {}
+function statusOf(error: unknown): number | undefined {
+  const status = (error as { status?: unknown } | null)?.status;
+  return error instanceof Error && typeof status === 'number' ? status : undefined;
+}
+
+export interface Io {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  env: Record<string, string | undefined>;
+  cwd: string;
+  /** Resolves when the server should stop (SIGTERM/SIGINT by default). */
+  stopSignal?: () => Promise<string>;
+}
+
+const defaultIo = (): Io => ({
+  stdout: (t) => process.stdout.write(t),
+  stderr: (t) => process.stderr.write(t),
+  env: process.env,
+  cwd: process.cwd(),
+});
+
+/** A wrong use of the command: exit 2. */
+class UsageError extends Error {}
+
+const MAIN_HELP = `silo: self-hosted JSON hosting
+
+Usage:
+  silo serve [flags]                                   serve all three regions on PORT
+  silo accounts create NAME [--json]                   create an account
+  silo accounts list [--json]                          list accounts
+  silo keys create --type manage|access --name NAME [--duration 7d|30d|90d|365d|never]
+                   [--account NAME] [--json]           create a key; its value is shown once
+  silo keys list [--account NAME] [--json]             list keys (never their values)
+  silo keys revoke --type manage|access --name NAME --confirm NAME [--account NAME]
+                                                       revoke a key (repeat its name to confirm)
+  silo help [COMMAND]  |  silo COMMAND --help  |  silo --version
+
+--account defaults to "default". Every command works directly on the configured storage:
+`;
+
+const HELP: Record<string, string> = {
+  serve: `Usage: silo serve [flags]
+
+Serves the management and data API of all three regions on PORT, with /healthz and /readyz.
+On first start with empty storage, creates the account "default" and prints one manage key and
+one access key, once. SIGTERM or SIGINT stop it gracefully.
+
+Every setting is an environment variable or a flag (the flag wins):
+`,
+  'accounts create': 'Usage: silo accounts create NAME [--json]\n\nCreates an account (1 to 64 letters, digits, ".", "_", "-").\n',
+  'accounts list': 'Usage: silo accounts list [--json]\n\nLists accounts and their plans.\n',
+  'keys create': `Usage: silo keys create --type manage|access --name NAME [--duration D] [--account NAME] [--json]
+
+Creates a key and prints its value: the only time it is ever shown.
+  --type      manage (X-MAN-API, management) or access (X-SILO-KEY, private reads)
+  --name      unique per account and type
+  --duration  manage keys only: 7d, 30d (default), 90d, 365d or never
+  --account   default: default
+  --json      print one JSON object: type, name, account, key, created_at (+ duration, expires_at)
+`,
+  'keys list': `Usage: silo keys list [--account NAME] [--json]
+
+Lists the account's keys: type, name, creation and expiry. Never their values.
+  --json      print a JSON array of {type, name, account, created_at, duration?, expires_at?}
+`,
+  'keys revoke': `Usage: silo keys revoke --type manage|access --name NAME --confirm NAME [--account NAME] [--json]
+
+Revokes a key at once on every server sharing the storage. --confirm must repeat the name.
+`,
+};
+
+function version(): string {
+  try {
+    const pkg = createRequire(import.meta.url)('../package.json') as { version?: string };
+    return pkg.version ?? 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+function parse(command: string, args: string[], own: Options, positionals: number, storageOnly = true) {
+  const options: Options = { ...settingOptions(storageOnly), ...own, help: { type: 'boolean', short: 'h' } };
+  let parsed;
+  try {
+    parsed = parseArgs({ args, options, allowPositionals: true, strict: true });
+  } catch (error) {
+    const message = (error as Error).message.split('. ')[0]!.replace(/\.$/, '');
+    throw new UsageError(`silo ${command}: ${message.charAt(0).toLowerCase()}${message.slice(1)} (see silo ${command} --help)`);
+  }
+  if (!parsed.values.help && parsed.positionals.length !== positionals) {
+    const extra = parsed.positionals.slice(positionals);
+    throw new UsageError(
+      extra.length > 0
+        ? `silo ${command}: unexpected argument ${JSON.stringify(extra[0])} (see silo ${command} --help)`
+        : `silo ${command}: missing NAME (see silo ${command} --help)`,
+    );
+  }
+  return { values: parsed.values as Flags, positionals: parsed.positionals };
+}
+
+function required(command: string, values: Flags, name: string, what: string): string {
+  const value = values[name];
+  if (typeof value !== 'string' || value === '') throw new UsageError(`silo ${command}: --${name} is required (${what})`);
+  return value;
+}
+
+function keyType(command: string, values: Flags): KeyType {
+  const type = required(command, values, 'type', 'manage or access');
+  if (type !== 'manage' && type !== 'access') throw new UsageError(`silo ${command}: --type must be manage or access, got ${JSON.stringify(type)}`);
+  return type;
+}
+
+function table(rows: string[][]): string {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  return rows.map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n') + '\n';
+}
+
+/** Runs `fn` with the account service over the configured storage, then closes it. */
+async function withAccounts<T>(values: Flags, io: Io, fn: (accounts: AccountService) => Promise<T>): Promise<T> {
+  const storage = loadStorageConfig(io.env, values, io.cwd);
+  const { openSilo } = await serveModule();
+  const { silo, stores } = await openSilo(storage, silentLogger);
+  try {
+    return await fn(silo.accounts);
+  } finally {
+    await silo.close().catch(() => {});
+    await stores.close();
+  }
+}
+
+/** `default` is created on demand (as the server's first start would); other accounts must exist. */
+async function ensureAccount(accounts: AccountService, name: string): Promise<void> {
+  if (name === 'default' && !(await accounts.getAccount(name))) {
+    await accounts.createAccount(name).catch((error: unknown) => {
+      if (statusOf(error) !== 409) throw error;
+    });
+  }
+}
+
+function accountMissing(name: string): CommandError {
+  return new CommandError(`account ${JSON.stringify(name)} does not exist (create it with: silo accounts create ${name})`);
+}
+
+async function keysCreate(args: string[], io: Io): Promise<number> {
+  const cmd = 'keys create';
+  const { values } = parse(cmd, args, {
+    type: { type: 'string' },
+    name: { type: 'string' },
+    duration: { type: 'string' },
+    account: { type: 'string', default: 'default' },
+    json: { type: 'boolean' },
+  }, 0);
+  if (values.help) return help(cmd, io);
+  const type = keyType(cmd, values);
+  const name = required(cmd, values, 'name', 'the key name');
+  const account = String(values.account);
+  const duration = values.duration as string | undefined;
+  if (duration !== undefined && type === 'access') throw new UsageError(`silo ${cmd}: --duration applies to manage keys only (access keys do not expire)`);
+  if (duration !== undefined && !(MANAGE_KEY_DURATIONS as readonly string[]).includes(duration)) {
+    throw new UsageError(`silo ${cmd}: --duration must be one of ${MANAGE_KEY_DURATIONS.join(', ')}, got ${JSON.stringify(duration)}`);
+  }
+  const key = await withAccounts(values, io, async (accounts) => {
+    await ensureAccount(accounts, account);
+    if (!(await accounts.getAccount(account))) throw accountMissing(account);
+    return accounts.createKey({ account, type, name, ...(duration ? { duration: duration as (typeof MANAGE_KEY_DURATIONS)[number] } : {}) });
+  });
+  if (values.json) {
+    io.stdout(`${JSON.stringify(key)}\n`);
+  } else {
+    const expiry = key.type === 'manage' ? (key.expires_at ? `, expires ${key.expires_at}` : ', never expires') : '';
+    io.stdout(
+      `Created ${key.type} key ${JSON.stringify(key.name)} for account ${JSON.stringify(key.account)}${expiry}.\n` +
+        `${key.key}\n` +
+        `This value is shown once and never again: store it now. Send it as ${key.type === 'manage' ? 'X-MAN-API' : 'X-SILO-KEY'}.\n`,
+    );
+  }
+  return 0;
+}
+
+async function keysList(args: string[], io: Io): Promise<number> {
+  const cmd = 'keys list';
+  const { values } = parse(cmd, args, { account: { type: 'string', default: 'default' }, json: { type: 'boolean' } }, 0);
+  if (values.help) return help(cmd, io);
+  const account = String(values.account);
+  const keys = await withAccounts(values, io, async (accounts) => {
+    if (!(await accounts.getAccount(account))) {
+      if (account === 'default') return [] as KeyInfo[];
+      throw accountMissing(account);
+    }
+    return accounts.listKeys(account);
+  });
+  if (values.json) {
+    io.stdout(`${JSON.stringify(keys)}\n`);
+  } else if (keys.length === 0) {
+    io.stdout(`Account ${JSON.stringify(account)} has no keys.\n`);
+  } else {
+    io.stdout(
+      table([
+        ['TYPE', 'NAME', 'CREATED', 'EXPIRES'],
+        ...keys.map((k) => [k.type, k.name, k.created_at, k.type === 'manage' ? (k.expires_at ?? 'never') : '-']),
+      ]),
+    );
+  }
+  return 0;
+}
+
+async function keysRevoke(args: string[], io: Io): Promise<number> {
+  const cmd = 'keys revoke';
+  const { values } = parse(cmd, args, {
+    type: { type: 'string' },
+    name: { type: 'string' },
+    confirm: { type: 'string' },
+    account: { type: 'string', default: 'default' },
+    json: { type: 'boolean' },
+  }, 0);
+  if (values.help) return help(cmd, io);
+  const type = keyType(cmd, values);
+  const name = required(cmd, values, 'name', 'the key name');
+  const confirm = required(cmd, values, 'confirm', "repeat the key's name to confirm");
+  if (confirm !== name) throw new UsageError(`silo ${cmd}: --confirm ${JSON.stringify(confirm)} does not match --name ${JSON.stringify(name)}; nothing was revoked`);
+  const account = String(values.account);
+  await withAccounts(values, io, (accounts) => accounts.revokeKey({ account, type, name, confirm }));
+  if (values.json) io.stdout(`${JSON.stringify({ revoked: true, type, name, account })}\n`);
+  else io.stdout(`Revoked ${type} key ${JSON.stringify(name)} of account ${JSON.stringify(account)}.\n`);
+  return 0;
+}
+
+async function accountsCreate(args: string[], io: Io): Promise<number> {
+  const cmd = 'accounts create';
+  const { values, positionals } = parse(cmd, args, { json: { type: 'boolean' } }, 1);
+  if (values.help) return help(cmd, io);
+  const name = positionals[0]!;
+  const account = await withAccounts(values, io, (accounts) => accounts.createAccount(name));
+  if (values.json) io.stdout(`${JSON.stringify(account)}\n`);
+  else io.stdout(`Created account ${JSON.stringify(account.name)} (plan ${account.plan}). Create its keys with: silo keys create --account ${account.name} --type manage --name NAME\n`);
+  return 0;
+}
+
+async function accountsList(args: string[], io: Io): Promise<number> {
+  const cmd = 'accounts list';
+  const { values } = parse(cmd, args, { json: { type: 'boolean' } }, 0);
+  if (values.help) return help(cmd, io);
+  const list = await withAccounts(values, io, (accounts) => accounts.listAccounts());
+  if (values.json) io.stdout(`${JSON.stringify(list)}\n`);
+  else if (list.length === 0) io.stdout('No accounts yet.\n');
+  else io.stdout(table([['NAME', 'PLAN', 'CREATED'], ...list.map((a) => [a.name, a.plan, a.created_at])]));
+  return 0;
+}
+
+function waitForSignal(): Promise<string> {
+  return new Promise((resolve) => {
+    const on = (signal: NodeJS.Signals) => {
+      process.off('SIGTERM', on);
+      process.off('SIGINT', on);
+      // A second signal while shutting down stops at once.
+      const force = () => process.exit(130);
+      process.once('SIGTERM', force);
+      process.once('SIGINT', force);
+      resolve(signal);
+    };
+    process.on('SIGTERM', on);
+    process.on('SIGINT', on);
+  });
+}
+
+async function serve(args: string[], io: Io): Promise<number> {
+  const { values } = parse('serve', args, {}, 0, false);
+  if (values.help) return help('serve', io);
+  const config = loadConfig(io.env, values, io.cwd);
+  const logger = createLogger(io.stdout);
+  const stop = (io.stopSignal ?? waitForSignal)();
+  const { startServer } = await serveModule();
+  const running = await startServer(config, { logger, printBanner: io.stdout });
+  const signal = await stop;
+  logger.info('signal', { signal });
+  await running.close();
+  return 0;
+}
+
+function help(command: string | undefined, io: Io): number {
+  if (command === undefined) {
+    io.stdout(`${MAIN_HELP}${settingsHelp()}\n`);
+    return 0;
+  }
+  const text = HELP[command];
+  if (!text) throw new UsageError(`silo: unknown command ${JSON.stringify(command)} (see silo --help)`);
+  io.stdout(command === 'serve' ? `${text}${settingsHelp()}\n` : `${text}\nStorage (as for the server):\n${settingsHelp().split('\n').filter((l) => /SILO_DATA_DIR|SILO_STORE_URL|SILO_SQLITE_SYNC/.test(l)).join('\n')}\n`);
+  return 0;
+}
+
+const COMMANDS: Record<string, (args: string[], io: Io) => Promise<number>> = {
+  serve,
+  'accounts create': accountsCreate,
+  'accounts list': accountsList,
+  'keys create': keysCreate,
+  'keys list': keysList,
+  'keys revoke': keysRevoke,
+};
+
+async function run(argv: string[], io: Io): Promise<number> {
+  const [first, second, ...rest] = argv;
+  if (first === undefined || first === '--help' || first === '-h') return help(undefined, io);
+  if (first === 'help') return help(second === undefined ? undefined : rest[0] ? `${second} ${rest[0]}` : second, io);
+  if (first === '--version' || first === '-v') {
+    io.stdout(`silo ${version()}\n`);
+    return 0;
+  }
+  if (first === 'serve') return serve(argv.slice(1), io);
+  if (first === 'accounts' || first === 'keys') {
+    if (second === undefined || second === '--help' || second === '-h') {
+      const usage = `${Object.keys(HELP).filter((k) => k.startsWith(first)).map((k) => HELP[k]!.split('\n')[0]).join('\n')}\n`;
+      if (second !== undefined) {
+        io.stdout(usage);
+        return 0;
+      }
+      io.stderr(`silo ${first}: which command?\n${usage}`);
+      return 2;
+    }
+    const command = COMMANDS[`${first} ${second}`];
+    if (!command) throw new UsageError(`silo ${first}: unknown command ${JSON.stringify(second)} (see silo --help)`);
+    return command(rest, io);
+  }
+  throw new UsageError(`silo: unknown command ${JSON.stringify(first)} (see silo --help)`);
+}
+
+/** Runs the command; resolves to the exit code. Never throws, never prints a stack trace. */
+export async function main(argv: string[], io: Io = defaultIo()): Promise<number> {
+  try {
+    return await run(argv, io);
+  } catch (error) {
+    const line = (error as Error)?.message?.split('\n')[0] ?? String(error);
+    if (error instanceof UsageError) {
+      io.stderr(`${line}\n`);
+      return 2;
+    }
+    if (error instanceof ConfigError || error instanceof StartupError || error instanceof CommandError) {
+      io.stderr(`silo: ${line}\n`);
+      return 1;
+    }
+    const status = statusOf(error);
+    if (status !== undefined) {
+      io.stderr(`silo: ${status === 503 ? 'the storage is unavailable' : line}\n`);
+      return 1;
+    }
+    io.stderr(`silo: unexpected error: ${line}${io.env.SILO_DEBUG ? `\n${(error as Error)?.stack ?? ''}` : ' (set SILO_DEBUG=1 for details)'}\n`);
+    return 1;
+  }
+}

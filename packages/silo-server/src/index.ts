@@ -1,1 +1,30 @@
-export {};
+/**
+ * silo-server: the standalone Silo server and the `silo` command, for embedders that want the
+ * same pieces in their own process.
+ */
+export { main, type Io } from './cli.js';
+export {
+  ConfigError,
+  DEFAULT_HOSTS,
+  loadConfig,
+  loadStorageConfig,
+  SETTINGS,
+  type Env,
+  type Flags,
+  type ServerConfig,
+  type Setting,
+} from './config.js';
+export { createLogger, silentLogger, type Logger } from './log.js';
+export { bootstrap, createApp, openSilo, siloOptions, startServer, type RunningServer, type StartOptions } from './serve.js';
+export { createSqliteKeyv, SqliteStore, type SqliteStoreOptions, type SqliteSynchronous } from './sqlite-store.js';
+export {
+  openStores,
+  parseStoreUrl,
+  redact,
+  StartupError,
+  type OpenStoresOptions,
+  type StoreHandle,
+  type StoreLocation,
+  type StoreRole,
+  type Stores,
+} from './stores.js';

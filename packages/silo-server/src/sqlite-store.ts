@@ -43,6 +43,28 @@ function prefixEnd(prefix: string): string {
   return prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
 }
 
+/**
+ * `mkdir -p` one level at a time (Node 20's recursive mkdirSync can spin forever on some paths,
+ * such as under /proc). New directories are private to the user: they hold key hashes.
+ */
+function makeDirectory(dir: string): void {
+  const missing: string[] = [];
+  let current = dir;
+  while (!fs.existsSync(current)) {
+    missing.unshift(current);
+    const parent = path.dirname(current);
+    if (parent === current) break;
+    current = parent;
+  }
+  for (const d of missing) {
+    try {
+      fs.mkdirSync(d, { mode: 0o700 });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+  }
+}
+
 export class SqliteStore implements KeyvStoreAdapter {
   /** Keyv reads `dialect` to know that this store can iterate. */
   readonly opts: { dialect: 'sqlite'; url: string; table: string; synchronous: SqliteSynchronous };
@@ -76,7 +98,7 @@ export class SqliteStore implements KeyvStoreAdapter {
     this.opts = { dialect: 'sqlite', url: `sqlite://${options.path}`, table, synchronous };
 
     const memory = options.path === ':memory:';
-    if (!memory) fs.mkdirSync(path.dirname(path.resolve(options.path)), { recursive: true, mode: 0o700 });
+    if (!memory) makeDirectory(path.dirname(path.resolve(options.path)));
     this.#db = new Database(options.path, { timeout: options.busyTimeoutMs ?? 5000 });
     try {
       if (!memory) {

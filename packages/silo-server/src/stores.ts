@@ -94,7 +94,7 @@ export interface OpenStoresOptions {
   main: StoreLocation;
   regions: Record<Region, StoreLocation>;
   sqliteSynchronous?: SqliteSynchronous;
-  /** How long to wait for each Redis at start. Default 3000 ms. */
+  /** How long to wait for each Redis at start. Default 2000 ms. */
   connectTimeoutMs?: number;
   /** Storage state changes (Redis lost / back). */
   log?: (level: 'info' | 'warn' | 'error', msg: string, fields?: Record<string, unknown>) => void;
@@ -187,7 +187,7 @@ function openRedis(role: StoreRole, conn: RedisConn): StoreHandle {
 export async function openStores(options: OpenStoresOptions): Promise<Stores> {
   const log = options.log ?? (() => {});
   const synchronous = options.sqliteSynchronous ?? 'normal';
-  const timeoutMs = options.connectTimeoutMs ?? 3000;
+  const timeoutMs = options.connectTimeoutMs ?? 2000;
   const conns = new Map<string, RedisConn>();
   const handles: StoreHandle[] = [];
   const closeAll = async () => {

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Keyv from 'keyv';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { storageContract } from '../../koa-silo/test/storage-contract.js';
 import { createSqliteKeyv, SqliteStore } from '../src/sqlite-store.js';
 
 const tmpRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'silo-sqlite-'));
@@ -227,3 +228,23 @@ describe('durability', () => {
     }
   }, 30_000);
 });
+
+// koa-silo's storage contract, through its own facade and services. Every Keyv is a connection of
+// its own to one file, as the server and the `silo` command are: multiInstance runs the tests of
+// several processes sharing the store (atomic through compareAndSwap).
+const contractFile = path.join(tmpRoot, 'contract', 'silo.sqlite');
+const contractStores: SqliteStore[] = [];
+storageContract(
+  'SQLite (silo-server SqliteStore)',
+  () => {
+    const s = new SqliteStore({ path: contractFile, table: 'main' });
+    contractStores.push(s);
+    return new Keyv({ store: s });
+  },
+  {
+    multiInstance: true,
+    cleanup: async () => {
+      for (const s of contractStores.splice(0)) await s.disconnect();
+    },
+  },
+);

@@ -1,0 +1,293 @@
+/**
+ * The server's lifecycle: open the stores, bootstrap an empty storage, serve HTTP or HTTPS with
+ * one log line per request and health endpoints, and shut down gracefully.
+ */
+import fs from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import Koa, { type Context, type Next } from 'koa';
+import { ConflictError, createSilo, DEFAULT_PLAN, DEFAULT_PLAN_NAME, jsonNotFound, SiloError, type AccountService, type CreatedKey, type Silo } from 'koa-silo';
+import type { ServerConfig } from './config.js';
+import { createLogger, errorFields, type Logger } from './log.js';
+import { describeLocation, openStores, StartupError, type Stores } from './stores.js';
+import { REGIONS } from './regions.js';
+
+export interface StartOptions {
+  /** Where log lines go. Default: JSON lines on stdout. */
+  logger?: Logger;
+  /** Where the first-start banner (the one place key values are printed) goes. Default stdout. */
+  printBanner?: (text: string) => void;
+  /** How long in-flight requests may take to finish at shutdown before connections are cut. Default 10 s. */
+  shutdownGraceMs?: number;
+  /** How long to wait for each Redis at start. Default 2 s. */
+  connectTimeoutMs?: number;
+}
+
+export interface RunningServer {
+  /** The base URL, with the real port (useful with PORT=0). */
+  url: string;
+  port: number;
+  server: http.Server | https.Server;
+  silo: Silo;
+  stores: Stores;
+  /** Graceful shutdown: stop accepting, finish in-flight requests, close storage. Idempotent. */
+  close(): Promise<void>;
+}
+
+/** The Silo options of a configuration, over already opened stores. */
+export function siloOptions(config: ServerConfig, stores: Stores, logger: Logger): Parameters<typeof createSilo>[0] {
+  return {
+    store: stores.main.keyv,
+    regionStores: Object.fromEntries(REGIONS.map((r) => [r, stores.regions[r].keyv])),
+    hosts: config.hosts,
+    plans: {
+      [DEFAULT_PLAN_NAME]: {
+        maxDataBytes: config.maxDataBytes ?? DEFAULT_PLAN.maxDataBytes,
+        rateLimitPerMinute: config.rateLimitPerMinute ?? DEFAULT_PLAN.rateLimitPerMinute,
+      },
+    },
+    rateLimit: stores.redis ? { redis: stores.redis } : { store: 'memory' },
+    publicQueries: config.publicQueries,
+    trustProxy: config.trustProxy,
+    notFound: 'json',
+    logger: {
+      error: (message: string, err?: unknown) => logger.error(message, errorFields(err)),
+    },
+  };
+}
+
+/** Opens the configured stores and the Silo over them (for the server and the `silo` command). */
+export async function openSilo(
+  config: Pick<ServerConfig, 'store' | 'sqliteSynchronous'> & Partial<ServerConfig>,
+  logger: Logger,
+  connectTimeoutMs?: number,
+): Promise<{ silo: Silo; stores: Stores }> {
+  const stores = await openStores({
+    main: config.store.main,
+    regions: config.store.regions,
+    sqliteSynchronous: config.sqliteSynchronous,
+    ...(connectTimeoutMs !== undefined ? { connectTimeoutMs } : {}),
+    log: (level, msg, fields) => logger[level](msg, fields),
+  });
+  try {
+    const full: ServerConfig = {
+      port: 0,
+      dataDir: '',
+      hosts: { api: 'api.localhost', 'sg-01-api': 'sg-01-api.localhost', 'usc-01-api': 'usc-01-api.localhost' },
+      publicQueries: false,
+      trustProxy: false,
+      ...config,
+    };
+    const silo = createSilo(siloOptions(full, stores, logger));
+    return { silo, stores };
+  } catch (error) {
+    await stores.close();
+    throw error;
+  }
+}
+
+/**
+ * On an empty storage (no account at all): the account `default` with one manage key and one
+ * access key. Returns the keys, or undefined when the storage was not empty (or another instance
+ * bootstrapped it at the same moment).
+ */
+export async function bootstrap(accounts: AccountService): Promise<{ manage: CreatedKey; access: CreatedKey } | undefined> {
+  if ((await accounts.listAccounts()).length > 0) return undefined;
+  try {
+    await accounts.createAccount('default');
+  } catch (error) {
+    if (error instanceof ConflictError) return undefined;
+    throw error;
+  }
+  const manage = await accounts.createKey({ account: 'default', type: 'manage', name: 'default' });
+  const access = await accounts.createKey({ account: 'default', type: 'access', name: 'default' });
+  return { manage, access };
+}
+
+export function bannerText(url: string, keys: { manage: CreatedKey; access: CreatedKey }): string {
+  const expires = keys.manage.expires_at ? `expires ${keys.manage.expires_at}` : 'never expires';
+  return [
+    '',
+    'Silo: first start on empty storage. Created account "default" with two keys.',
+    'Their values are shown this once and never again: store them now.',
+    '',
+    `  manage key "default" (${expires}): ${keys.manage.key}`,
+    `  access key "default":  ${keys.access.key}`,
+    '',
+    'Create a private silo, then read it back:',
+    '',
+    `  curl -s -X POST ${url}/api/v1/manage/ -H 'X-MAN-API: ${keys.manage.key}' -H 'Content-Type: application/json' \\`,
+    `       -d '{"file_name": "hello", "file_data": {"hello": "world"}}'`,
+    `  curl -s ${url}/<file_uuid from the answer> -H 'X-SILO-KEY: ${keys.access.key}'`,
+    '',
+    'More keys: npx silo keys create --type manage --name NAME   (npx silo --help)',
+    '',
+  ].join('\n');
+}
+
+function clientAddress(ctx: Context, trustProxy: boolean): string | undefined {
+  if (trustProxy) {
+    const last = ctx.get('X-Forwarded-For').split(',').map((s) => s.trim()).filter(Boolean).at(-1);
+    if (last) return last;
+  }
+  return ctx.req.socket.remoteAddress;
+}
+
+/** The Koa app: request log → health endpoints → Silo → JSON 404. */
+export function createApp(opts: {
+  silo: Silo;
+  stores: Stores;
+  logger: Logger;
+  trustProxy: boolean;
+  draining: () => boolean;
+}): Koa {
+  const { silo, stores, logger } = opts;
+  const app = new Koa();
+  // Errors are logged by the request log and by Silo's logger; Koa's own printer stays quiet.
+  app.on('error', (err: unknown) => {
+    if (!(err instanceof SiloError && err.status < 500)) logger.error('unhandled error', errorFields(err));
+  });
+
+  app.use(async function requestLog(ctx: Context, next: Next) {
+    const start = process.hrtime.bigint();
+    if (opts.draining()) ctx.set('Connection', 'close');
+    ctx.res.once('close', () => {
+      const durationMs = Number(process.hrtime.bigint() - start) / 1e6;
+      logger.info('request', {
+        method: ctx.method,
+        path: ctx.path.length > 512 ? `${ctx.path.slice(0, 512)}…` : ctx.path,
+        status: ctx.res.statusCode,
+        duration_ms: Math.round(durationMs * 100) / 100,
+        host: ctx.hostname,
+        ip: clientAddress(ctx, opts.trustProxy),
+        ...(ctx.res.writableFinished ? {} : { aborted: true }),
+      });
+    });
+    await next();
+  });
+
+  app.use(async function health(ctx: Context, next: Next) {
+    if (ctx.path !== '/healthz' && ctx.path !== '/readyz') return next();
+    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
+      ctx.set('Allow', 'GET, HEAD');
+      ctx.status = 405;
+      ctx.body = { detail: 'Method Not Allowed' };
+      return;
+    }
+    ctx.set('Cache-Control', 'no-store');
+    if (ctx.path === '/healthz') {
+      ctx.body = { status: 'ok' };
+      return;
+    }
+    if (opts.draining()) {
+      ctx.status = 503;
+      ctx.body = { status: 'unavailable', detail: 'The server is shutting down' };
+      return;
+    }
+    try {
+      await stores.check(1000);
+      ctx.body = { status: 'ok' };
+    } catch (error) {
+      logger.warn('readiness check failed', errorFields(error));
+      ctx.status = 503;
+      ctx.body = { status: 'unavailable', detail: 'Storage is unreachable' };
+    }
+  });
+
+  app.use(silo.middleware());
+  app.use(jsonNotFound());
+  return app;
+}
+
+function readTls(config: ServerConfig): { cert: Buffer; key: Buffer } | undefined {
+  if (!config.tls) return undefined;
+  try {
+    return { cert: fs.readFileSync(config.tls.certPath), key: fs.readFileSync(config.tls.keyPath) };
+  } catch (error) {
+    throw new StartupError(`cannot read SILO_TLS_CERT/SILO_TLS_KEY: ${(error as Error).message}`);
+  }
+}
+
+function listen(server: http.Server, config: ServerConfig): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const onError = (error: NodeJS.ErrnoException) => {
+      const where = `${config.listenAddress ?? '*'}:${config.port}`;
+      if (error.code === 'EADDRINUSE') reject(new StartupError(`cannot listen on ${where}: the port is in use (set PORT)`));
+      else if (error.code === 'EACCES') reject(new StartupError(`cannot listen on ${where}: permission denied (ports below 1024 need privileges)`));
+      else if (error.code === 'EADDRNOTAVAIL') reject(new StartupError(`cannot listen on ${where}: SILO_LISTEN_ADDRESS is not an address of this machine`));
+      else reject(new StartupError(`cannot listen on ${where}: ${error.message}`));
+    };
+    server.once('error', onError);
+    server.listen(config.port, config.listenAddress, () => {
+      server.off('error', onError);
+      resolve((server.address() as AddressInfo).port);
+    });
+  });
+}
+
+/** Starts the server; rejects with a StartupError (one-line message) when it cannot. */
+export async function startServer(config: ServerConfig, options: StartOptions = {}): Promise<RunningServer> {
+  const logger = options.logger ?? createLogger();
+  const printBanner = options.printBanner ?? ((text: string) => process.stdout.write(text));
+  const tls = readTls(config);
+  const { silo, stores } = await openSilo(config, logger, options.connectTimeoutMs);
+  let draining = false;
+  let server: http.Server | https.Server;
+  let port: number;
+  let keys: Awaited<ReturnType<typeof bootstrap>>;
+  try {
+    keys = await bootstrap(silo.accounts);
+    const app = createApp({ silo, stores, logger, trustProxy: config.trustProxy, draining: () => draining });
+    try {
+      server = tls ? https.createServer({ ...tls }, app.callback()) : http.createServer(app.callback());
+    } catch (error) {
+      throw new StartupError(`cannot use SILO_TLS_CERT/SILO_TLS_KEY: ${(error as Error).message}`);
+    }
+    // Slow clients cannot hold a connection forever; large uploads still have minutes.
+    server.headersTimeout = 30_000;
+    server.requestTimeout = 300_000;
+    port = await listen(server, config);
+  } catch (error) {
+    await silo.close().catch(() => {});
+    await stores.close();
+    if (error instanceof SiloError) throw new StartupError(`storage: ${error.message}`);
+    throw error;
+  }
+
+  const host = config.listenAddress && !['0.0.0.0', '::'].includes(config.listenAddress) ? config.listenAddress : 'localhost';
+  const url = `${tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  logger.info('listening', {
+    url,
+    port,
+    tls: Boolean(tls),
+    store: describeLocation(config.store.main),
+    regions: Object.fromEntries(REGIONS.map((r) => [r, { host: config.hosts[r], store: describeLocation(config.store.regions[r]) }])),
+  });
+  if (keys) printBanner(bannerText(url, keys));
+
+  const grace = options.shutdownGraceMs ?? 10_000;
+  let closing: Promise<void> | undefined;
+  const close = () => {
+    closing ??= (async () => {
+      draining = true;
+      logger.info('shutting down', {});
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      // Keep-alive connections between requests are closed at once; busy ones after their response.
+      const sweep = setInterval(() => server.closeIdleConnections(), 50);
+      server.closeIdleConnections();
+      const deadline = setTimeout(() => {
+        logger.warn('shutdown grace period over: closing the remaining connections', { grace_ms: grace });
+        server.closeAllConnections();
+      }, grace);
+      await closed;
+      clearInterval(sweep);
+      clearTimeout(deadline);
+      await silo.close().catch((error: unknown) => logger.error('closing storage failed', errorFields(error)));
+      await stores.close();
+      logger.info('stopped', {});
+    })();
+    return closing;
+  };
+  return { url, port, server: server!, silo, stores, close };
+}
