@@ -56,11 +56,14 @@ export function compareCodePoints(a: string, b: string): number {
   let i = 0;
   while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++;
   if (i === n) return a.length - b.length;
-  // Back up to the start of the code point that holds the first difference.
+  // When a low surrogate differs right after a (shared) high surrogate, the difference lies in
+  // the code point that starts at the high surrogate; otherwise it starts at i.
   let start = i;
   if (i > 0) {
     const prev = a.charCodeAt(i - 1);
-    if (prev >= 0xd800 && prev <= 0xdbff) start = i - 1;
+    if (prev >= 0xd800 && prev <= 0xdbff && ((a.charCodeAt(i) & 0xfc00) === 0xdc00 || (b.charCodeAt(i) & 0xfc00) === 0xdc00)) {
+      start = i - 1;
+    }
   }
   return (a.codePointAt(start) as number) - (b.codePointAt(start) as number);
 }

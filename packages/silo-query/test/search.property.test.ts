@@ -1,0 +1,97 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { compile, query, SiloQueryError } from '../src/index.js';
+import { referenceGet, referenceTest } from './arbitraries.js';
+
+const runs = { numRuns: 300 };
+
+const fieldValue = fc.oneof(
+  fc.constantFrom(null, true, false, 0, -0, 1, 30, 1.5, -2.5, 1e21, '', '1', '1.0', '30', 'true', 'null', 'abc', 'ABC', 'b', ' 7', '1e2', '\uff61', '\u{1F600}', '\ue000'),
+  fc.integer({ min: -100, max: 100 }),
+  fc.double({ noNaN: true, noDefaultInfinity: true }),
+  fc.string({ unit: 'binary', maxLength: 4 }),
+  fc.constant([1]),
+  fc.constant({ x: 1 }),
+);
+const keys = ['f', 'g', 'constructor', '__proto__', '0'] as const;
+const element = fc.oneof(
+  { weight: 8, arbitrary: fc.dictionary(fc.constantFrom(...keys), fieldValue, { maxKeys: 3 }).map((o) => ({ ...o, nested: { f: o['f'] } })) },
+  { weight: 1, arbitrary: fc.constantFrom<unknown>(1, 'f', null, [1], true) },
+);
+const dataArb = fc.array(element, { maxLength: 12 }).map((d) => JSON.parse(JSON.stringify(d)) as unknown[]);
+const valueArb = fc.oneof(
+  fc.constantFrom('', '1', '1.0', '30', '3e1', '-0', '+1', '01', 'true', 'false', 'null', 'True', 'abc', 'b', '\uff61', '\u{1F600}', '1e400'),
+  fc.integer({ min: -100, max: 100 }).map(String),
+  fc.double({ noNaN: true, noDefaultInfinity: true }).map((n) => JSON.stringify(n)),
+  fc.string({ unit: 'binary', maxLength: 4 }),
+);
+const qArb = fc.constantFrom('f', 'g', 'constructor', '__proto__', '0', 'nested.f', 'missing', 'nested.f.x');
+const opArb = fc.constantFrom('eq', 'ne', 'gt', 'lt') as fc.Arbitrary<'eq' | 'ne' | 'gt' | 'lt'>;
+const isObject = (v: unknown): v is object => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+describe('search (property)', () => {
+  it('eq, ne, gt, lt agree with a reference written from the contract', () => {
+    fc.assert(
+      fc.property(dataArb, qArb, valueArb, opArb, (data, q, value, op) => {
+        const expected = data.filter((el) => isObject(el) && referenceTest(op, referenceGet(el, q.split('.')), value));
+        expect(query(data, { q, value, op })).toStrictEqual(expected);
+      }),
+      runs,
+    );
+  });
+
+  it('ne is the exact complement of eq over object elements; non-objects are in neither', () => {
+    fc.assert(
+      fc.property(dataArb, qArb, valueArb, (data, q, value) => {
+        const eq = query(data, { q, value, op: 'eq' }) as unknown[];
+        const ne = query(data, { q, value, op: 'ne' }) as unknown[];
+        const objects = data.filter(isObject);
+        expect(eq.length + ne.length).toBe(objects.length);
+        for (const el of objects) expect(eq.includes(el) !== ne.includes(el)).toBe(true);
+      }),
+      runs,
+    );
+  });
+
+  it('results are an in-order subsequence of the input (the same elements)', () => {
+    fc.assert(
+      fc.property(dataArb, qArb, valueArb, fc.constantFrom('eq', 'ne', 'gt', 'lt', 'lk', 'il'), (data, q, value, op) => {
+        let result: unknown[];
+        try {
+          result = compile({ q, value, op })(data) as unknown[];
+        } catch (e) {
+          // Only a LIKE pattern ending in a backslash is refused.
+          expect(e).toBeInstanceOf(SiloQueryError);
+          expect((e as SiloQueryError).detail[0]!.type).toBe('like_pattern_invalid');
+          return;
+        }
+        let at = 0;
+        for (const r of result) {
+          while (at < data.length && data[at] !== r) at++;
+          expect(at).toBeLessThan(data.length);
+          expect(isObject(data[at])).toBe(true);
+          at++;
+        }
+      }),
+      runs,
+    );
+  });
+
+  it('search + path equals path mapped over the search result (null where it does not resolve)', () => {
+    fc.assert(
+      fc.property(
+        dataArb,
+        qArb,
+        valueArb.filter((v) => !v.endsWith('\\')),
+        fc.constantFrom('eq', 'ne', 'gt', 'lt', 'lk', 'il'),
+        fc.constantFrom('f', 'g', 'nested', 'nested.f', 'missing', '0', '__proto__'),
+        (data, q, value, op, path) => {
+          const matches = query(data, { q, value, op }) as unknown[];
+          const mapped = matches.map((m) => query(m, { path }));
+          expect(query(data, { q, value, op, path })).toStrictEqual(mapped);
+        },
+      ),
+      runs,
+    );
+  });
+});
