@@ -130,13 +130,16 @@ async function connectRedis(
 ): Promise<RedisConn> {
   let lastError: Error | undefined;
   let up = false;
+  let started = false;
   const client = createClient({
     url: location.url,
     // Commands fail at once while the connection is down, so a request answers 503, never hangs.
     disableOfflineQueue: true,
     socket: {
       connectTimeout: Math.min(timeoutMs, 2000),
-      reconnectStrategy: (retries: number) => Math.min(100 * 2 ** retries, 1000),
+      // At start, three failed attempts in a row (about 0.7 s) are an answer: give up. Once
+      // started, retry forever (at most 1 s apart) so that the server recovers by itself.
+      reconnectStrategy: (retries: number, cause: Error) => (!started && retries >= 3 ? cause : Math.min(100 * 2 ** retries, 1000)),
     },
   }) as unknown as RedisClientType;
   client.on('error', (error: Error) => {
@@ -155,9 +158,14 @@ async function connectRedis(
       () => lastError?.message ?? `no answer within ${timeoutMs} ms`,
     );
     up = true;
+    started = true;
     return { location, client };
   } catch (error) {
-    client.destroy();
+    try {
+      if (client.isOpen) client.destroy();
+    } catch {
+      // Already closed: nothing to release.
+    }
     const reason = error instanceof Error ? error.message : String(error);
     throw new StartupError(`cannot reach Redis at ${location.display}: ${reason}`);
   }
