@@ -334,7 +334,8 @@ async function run(argv: string[], io: Io): Promise<number> {
         io.stdout(usage);
         return 0;
       }
-      io.stderr(`silo ${first}: which command?\n${usage}`);
+      const subs = Object.keys(COMMANDS).filter((k) => k.startsWith(`${first} `)).map((k) => k.slice(first.length + 1));
+      io.stderr(`silo ${first}: which command? ${subs.slice(0, -1).join(', ')} or ${subs.at(-1)} (see silo ${first} --help)\n`);
       return 2;
     }
     const command = COMMANDS[`${first} ${second}`];

@@ -1,0 +1,117 @@
+/**
+ * The `silo` command end to end, spawned on a temporary data directory: accounts and keys, --json,
+ * errors (one line on stderr, non-zero exit, no stack), and a revocation seen by a running server.
+ */
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cleanup, ensureBuilt, eventually, runSilo, startSilo, tempDir, type RunResult } from '../../../test/support/silo-process.js';
+
+beforeAll(() => ensureBuilt(), 120_000);
+afterAll(() => cleanup());
+
+const dir = tempDir('cli');
+const env = { SILO_DATA_DIR: path.join(dir, 'data') };
+const silo = (...args: string[]) => runSilo(args, { env, cwd: dir });
+
+function failsWith(r: RunResult, code: number, pattern: RegExp): void {
+  const context = JSON.stringify(r);
+  expect(r.code, context).toBe(code);
+  expect(r.stdout, context).toBe('');
+  const lines = r.stderr.trimEnd().split('\n');
+  expect(lines, context).toHaveLength(1);
+  expect(lines[0], context).toMatch(pattern);
+}
+
+describe('silo command', () => {
+  it('--help lists the commands and every setting; --version', async () => {
+    const [help, version] = await Promise.all([silo('--help'), silo('--version')]);
+    expect(help.code).toBe(0);
+    for (const text of ['silo serve', 'silo accounts create NAME', 'silo keys create --type manage|access --name NAME', 'silo keys list', 'silo keys revoke', 'PORT', 'SILO_STORE_URL', 'SILO_RATE_LIMIT_PER_MINUTE']) {
+      expect(help.stdout).toContain(text);
+    }
+    expect(version.stdout).toMatch(/^silo \d+\.\d+\.\d+\n$/);
+  }, 20_000);
+
+  it('keys create --json prints one object with the value; keys list never shows values', async () => {
+    const [manage, access, never] = await Promise.all([
+      silo('keys', 'create', '--type', 'manage', '--name', 'deploy', '--duration', '90d', '--json'),
+      silo('keys', 'create', '--type', 'access', '--name', 'reader', '--json'),
+      silo('keys', 'create', '--type', 'manage', '--name', 'forever', '--duration', 'never'),
+    ]);
+    expect(manage.code, manage.stderr).toBe(0);
+    const m = JSON.parse(manage.stdout) as Record<string, unknown>;
+    expect(m).toMatchObject({ type: 'manage', name: 'deploy', account: 'default', duration: '90d', key: expect.stringMatching(/^silo_man_[A-Za-z0-9_-]{43,}$/) });
+    expect(Date.parse(m.expires_at as string) - Date.parse(m.created_at as string)).toBe(90 * 86_400_000);
+    expect(manage.stdout.trim().split('\n')).toHaveLength(1);
+
+    const a = JSON.parse(access.stdout) as Record<string, unknown>;
+    expect(a).toMatchObject({ type: 'access', name: 'reader', account: 'default', key: expect.stringMatching(/^silo_acc_/) });
+    expect(a).not.toHaveProperty('expires_at');
+
+    expect(never.code).toBe(0);
+    expect(never.stdout).toMatch(/Created manage key "forever" for account "default", never expires\.\nsilo_man_\S+\n/);
+
+    const list = await silo('keys', 'list', '--json');
+    expect(list.code).toBe(0);
+    const keys = JSON.parse(list.stdout) as Array<Record<string, unknown>>;
+    expect(keys.map((k) => `${k.type}:${k.name}`).sort()).toEqual(['access:reader', 'manage:deploy', 'manage:forever']);
+    for (const k of keys) expect(k).not.toHaveProperty('key');
+    expect(list.stdout).not.toMatch(/silo_(man|acc)_/);
+    expect(list.stdout).not.toContain(m.key as string);
+
+  }, 30_000);
+
+  it('errors: one line on stderr, exit 1 (failed) or 2 (misused), never a stack', async () => {
+    // A sample, spawned; every case is checked in-process in cli.test.ts.
+    const results = await Promise.all([
+      silo('keys', 'create', '--type', 'manage', '--name', 'deploy'),
+      silo('keys', 'revoke', '--type', 'access', '--name', 'reader', '--confirm', 'raeder'),
+      runSilo(['keys', 'list'], { env: { SILO_STORE_URL: 'nosql://x' }, cwd: dir }),
+    ]);
+    const expected: Array<[number, RegExp]> = [
+      [1, /^silo: .*already has a manage key named "deploy"/],
+      [2, /^silo keys revoke: --confirm "raeder" does not match --name "reader"; nothing was revoked$/],
+      [1, /^silo: SILO_STORE_URL: unsupported store URL "nosql:\/\/x"/],
+    ];
+    for (const [i, r] of results.entries()) {
+      failsWith(r, expected[i]![0], expected[i]![1]);
+      expect(r.stderr).not.toMatch(/\n\s+at /);
+    }
+    // Nothing was revoked by the refused commands.
+    const list = await silo('keys', 'list', '--json');
+    expect((JSON.parse(list.stdout) as Array<{ name: string }>).some((k) => k.name === 'reader')).toBe(true);
+  }, 30_000);
+
+  it('a key revoked with the command stops working on the running server within 1 s', async () => {
+    const server = await startSilo({ env, cwd: dir });
+    try {
+      const manage = JSON.parse((await silo('keys', 'create', '--type', 'manage', '--name', 'short-lived', '--json')).stdout) as { key: string };
+      const access = JSON.parse((await silo('keys', 'create', '--type', 'access', '--name', 'short-lived', '--json')).stdout) as { key: string };
+      const create = await server.fetch('/api/v1/manage/', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'X-MAN-API': manage.key },
+        body: JSON.stringify({ file_name: 'r', file_data: { ok: true } }),
+      });
+      expect(create.status).toBe(201);
+      const { file_uuid } = (await create.json()) as { file_uuid: string };
+      expect((await server.fetch(`/${file_uuid}`, { headers: { 'X-SILO-KEY': access.key } })).status).toBe(200);
+
+      const [revokeManage, revokeAccess] = await Promise.all([
+        silo('keys', 'revoke', '--type', 'manage', '--name', 'short-lived', '--confirm', 'short-lived'),
+        silo('keys', 'revoke', '--type', 'access', '--name', 'short-lived', '--confirm', 'short-lived', '--json'),
+      ]);
+      expect(revokeManage.stdout).toBe('Revoked manage key "short-lived" of account "default".\n');
+      expect(JSON.parse(revokeAccess.stdout)).toEqual({ revoked: true, type: 'access', name: 'short-lived', account: 'default' });
+      const took = await eventually(async () => {
+        const [m, a] = await Promise.all([
+          server.fetch('/api/v1/manage/silos', { headers: { 'X-MAN-API': manage.key } }),
+          server.fetch(`/${file_uuid}`, { headers: { 'X-SILO-KEY': access.key } }),
+        ]);
+        return m.status === 401 && a.status === 401;
+      }, 1000);
+      expect(took).toBeLessThanOrEqual(1000);
+    } finally {
+      expect((await server.stop()).code).toBe(0);
+    }
+  }, 30_000);
+});
