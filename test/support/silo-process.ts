@@ -150,8 +150,8 @@ export async function startSilo(opts: { env: Record<string, string>; cwd: string
     const deadline = setTimeout(() => done(new Error(`silo serve did not listen within ${opts.timeoutMs ?? 10_000} ms\n${stdout}\n${stderr}`)), opts.timeoutMs ?? 10_000);
     const poll = setInterval(() => {
       const line = logs().find((l) => l.msg === 'listening');
-      // The banner, when there is one, is written right after the listening line.
-      if (line && (!stdout.includes('first start') || stdout.includes('More keys:'))) done(undefined, line);
+      // The banner, when there is one (`first_start`), is written right after the listening line.
+      if (line && (line.first_start !== true || stdout.includes('More keys:'))) done(undefined, line);
     }, 10);
     const onExit = (code: number | null) => done(new Error(`silo serve exited (${code}) before listening\n${stdout}\n${stderr}`));
     child.once('exit', onExit);

@@ -261,6 +261,8 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     url,
     port,
     tls: Boolean(tls),
+    // True when the first-start banner with the new keys follows this line.
+    first_start: Boolean(keys),
     store: describeLocation(config.store.main),
     regions: Object.fromEntries(REGIONS.map((r) => [r, { host: config.hosts[r], store: describeLocation(config.store.regions[r]) }])),
   });
