@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import type { AccountService, KeyInfo, KeyType } from 'koa-silo';
 import { ConfigError, loadConfig, loadStorageConfig, settingOptions, settingsHelp, type Flags } from './config.js';
 import { createLogger, silentLogger } from './log.js';
-import { StartupError } from './stores.js';
+import { openStores, StartupError } from './stores.js';
 
 // The server and koa-silo load only when a command needs them, so that `--help` and a bad
 // setting answer at once.
@@ -290,8 +290,21 @@ async function serve(args: string[], io: Io): Promise<number> {
   const config = loadConfig(io.env, values, io.cwd);
   const logger = createLogger(io.stdout);
   const stop = (io.stopSignal ?? waitForSignal)();
-  const { startServer } = await serveModule();
-  const running = await startServer(config, { logger, printBanner: io.stdout });
+  // Storage first: an unreachable Redis is reported before the server code even loads.
+  const stores = await openStores({
+    main: config.store.main,
+    regions: config.store.regions,
+    sqliteSynchronous: config.sqliteSynchronous,
+    log: (level, msg, fields) => logger[level](msg, fields),
+  });
+  let startServer;
+  try {
+    ({ startServer } = await serveModule());
+  } catch (error) {
+    await stores.close();
+    throw error;
+  }
+  const running = await startServer(config, { logger, printBanner: io.stdout, stores });
   const signal = await stop;
   logger.info('signal', { signal });
   await running.close();

@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import net from 'node:net';
+import { createSecureContext as tlsContext } from 'node:tls';
 import { REGIONS, envSuffix, type Region } from './regions.js';
 import { parseStoreUrl, StartupError, type StoreLocation } from './stores.js';
 import type { SqliteSynchronous } from './sqlite-store.js';
@@ -234,6 +235,11 @@ export function loadConfig(env: Env = process.env, flags: Flags = {}, cwd = proc
       } catch {
         throw new ConfigError(`${got.source}: cannot read ${p}`);
       }
+    }
+    try {
+      tlsContext({ cert: fs.readFileSync(certPath), key: fs.readFileSync(keyPath) });
+    } catch (error) {
+      throw new ConfigError(`cannot use SILO_TLS_CERT/SILO_TLS_KEY: ${(error as Error).message}`);
     }
     tls = { certPath, keyPath };
   }

@@ -22,6 +22,8 @@ export interface StartOptions {
   shutdownGraceMs?: number;
   /** How long to wait for each Redis at start. Default 2 s. */
   connectTimeoutMs?: number;
+  /** Stores already opened from `config` (the server closes them when it stops). */
+  stores?: Stores;
 }
 
 export interface RunningServer {
@@ -57,19 +59,29 @@ export function siloOptions(config: ServerConfig, stores: Stores, logger: Logger
   };
 }
 
-/** Opens the configured stores and the Silo over them (for the server and the `silo` command). */
-export async function openSilo(
-  config: Pick<ServerConfig, 'store' | 'sqliteSynchronous'> & Partial<ServerConfig>,
+/** Opens the configured stores (a StartupError when one cannot be reached). */
+export function openConfiguredStores(
+  config: Pick<ServerConfig, 'store' | 'sqliteSynchronous'>,
   logger: Logger,
   connectTimeoutMs?: number,
-): Promise<{ silo: Silo; stores: Stores }> {
-  const stores = await openStores({
+): Promise<Stores> {
+  return openStores({
     main: config.store.main,
     regions: config.store.regions,
     sqliteSynchronous: config.sqliteSynchronous,
     ...(connectTimeoutMs !== undefined ? { connectTimeoutMs } : {}),
     log: (level, msg, fields) => logger[level](msg, fields),
   });
+}
+
+/** Opens the configured stores and the Silo over them (for the server and the `silo` command). */
+export async function openSilo(
+  config: Pick<ServerConfig, 'store' | 'sqliteSynchronous'> & Partial<ServerConfig>,
+  logger: Logger,
+  connectTimeoutMs?: number,
+  opened?: Stores,
+): Promise<{ silo: Silo; stores: Stores }> {
+  const stores = opened ?? (await openConfiguredStores(config, logger, connectTimeoutMs));
   try {
     const full: ServerConfig = {
       port: 0,
@@ -200,7 +212,8 @@ export function createApp(opts: {
   return app;
 }
 
-function readTls(config: ServerConfig): { cert: Buffer; key: Buffer } | undefined {
+/** The PEM files (loadConfig has checked that they make a usable TLS context). */
+export function readTls(config: Pick<ServerConfig, 'tls'>): { cert: Buffer; key: Buffer } | undefined {
   if (!config.tls) return undefined;
   try {
     return { cert: fs.readFileSync(config.tls.certPath), key: fs.readFileSync(config.tls.keyPath) };
@@ -230,8 +243,14 @@ function listen(server: http.Server, config: ServerConfig): Promise<number> {
 export async function startServer(config: ServerConfig, options: StartOptions = {}): Promise<RunningServer> {
   const logger = options.logger ?? createLogger();
   const printBanner = options.printBanner ?? ((text: string) => process.stdout.write(text));
-  const tls = readTls(config);
-  const { silo, stores } = await openSilo(config, logger, options.connectTimeoutMs);
+  let pem: ReturnType<typeof readTls>;
+  try {
+    pem = readTls(config);
+  } catch (error) {
+    await options.stores?.close();
+    throw error;
+  }
+  const { silo, stores } = await openSilo(config, logger, options.connectTimeoutMs, options.stores);
   let draining = false;
   let server: http.Server | https.Server;
   let port: number;
@@ -240,7 +259,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     keys = await bootstrap(silo.accounts);
     const app = createApp({ silo, stores, logger, trustProxy: config.trustProxy, draining: () => draining });
     try {
-      server = tls ? https.createServer({ ...tls }, app.callback()) : http.createServer(app.callback());
+      server = pem ? https.createServer({ ...pem }, app.callback()) : http.createServer(app.callback());
     } catch (error) {
       throw new StartupError(`cannot use SILO_TLS_CERT/SILO_TLS_KEY: ${(error as Error).message}`);
     }
@@ -256,11 +275,11 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   }
 
   const host = config.listenAddress && !['0.0.0.0', '::'].includes(config.listenAddress) ? config.listenAddress : 'localhost';
-  const url = `${tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const url = `${pem ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${port}`;
   logger.info('listening', {
     url,
     port,
-    tls: Boolean(tls),
+    tls: Boolean(pem),
     // True when the first-start banner with the new keys follows this line.
     first_start: Boolean(keys),
     store: describeLocation(config.store.main),

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -109,9 +110,11 @@ describe('loadConfig', () => {
     fails({ SILO_DATA_DIR: 'afile' }, /SILO_DATA_DIR is not a directory/);
   });
 
-  it('accepts readable TLS files', () => {
-    fs.writeFileSync(path.join(cwd, 'c.pem'), 'x');
-    fs.writeFileSync(path.join(cwd, 'k.pem'), 'x');
+  it('accepts a usable certificate and key, refuses files that are not', () => {
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', path.join(cwd, 'k.pem'), '-out', path.join(cwd, 'c.pem'), '-days', '1', '-subj', '/CN=localhost'], { stdio: 'ignore' });
+    fs.writeFileSync(path.join(cwd, 'junk.pem'), 'x');
+    fails({ SILO_TLS_CERT: 'junk.pem', SILO_TLS_KEY: 'k.pem' }, /^cannot use SILO_TLS_CERT\/SILO_TLS_KEY: /);
+    fails({ SILO_TLS_CERT: 'k.pem', SILO_TLS_KEY: 'c.pem' }, /^cannot use SILO_TLS_CERT\/SILO_TLS_KEY: /);
     expect(load({ SILO_TLS_CERT: 'c.pem', SILO_TLS_KEY: 'k.pem' }).tls).toEqual({
       certPath: path.join(cwd, 'c.pem'),
       keyPath: path.join(cwd, 'k.pem'),
