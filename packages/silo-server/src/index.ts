@@ -16,7 +16,7 @@ export {
 } from './config.js';
 export { createLogger, silentLogger, type Logger } from './log.js';
 export { bootstrap, createApp, openSilo, siloOptions, startServer, type RunningServer, type StartOptions } from './serve.js';
-export { createSqliteKeyv, SqliteStore, type SqliteStoreOptions, type SqliteSynchronous } from './sqlite-store.js';
+export { createSqliteKeyv, sqliteKeyv, SqliteStore, type SqliteStoreOptions, type SqliteSynchronous } from './sqlite-store.js';
 export {
   openStores,
   parseStoreUrl,

@@ -303,9 +303,19 @@ export class SqliteStore implements KeyvStoreAdapter {
 /**
  * A Keyv over a SqliteStore that throws storage errors instead of swallowing them, so that the
  * service can answer 503 rather than mistaking a failed read for a missing record.
+ *
+ * Without `namespace` (the server's choice: each store has a table of its own), keys are stored
+ * as given, with no Keyv prefix. Keyv 5 prefixes inconsistently when a key already starts with
+ * `<namespace>:` (get leaves it, getMany prefixes it again), so a namespace equal to the first
+ * segment of the keys (Silo's `silo:`) would make getMany miss every record.
  */
 export function createSqliteKeyv(options: SqliteStoreOptions & { namespace?: string }): Keyv {
-  const store = new SqliteStore(options);
-  const keyv = new Keyv({ store, namespace: options.namespace ?? 'keyv', throwOnErrors: true });
-  return keyv;
+  return sqliteKeyv(new SqliteStore(options), options.namespace);
+}
+
+/** The Keyv the server puts over a SqliteStore (see createSqliteKeyv). */
+export function sqliteKeyv(store: SqliteStore, namespace?: string): Keyv {
+  return namespace
+    ? new Keyv({ store, namespace, throwOnErrors: true })
+    : new Keyv({ store, namespace: undefined, useKeyPrefix: false, throwOnErrors: true });
 }

@@ -17,7 +17,7 @@ import path from 'node:path';
 import Keyv from 'keyv';
 import KeyvRedis, { createClient, type RedisClientType } from '@keyv/redis';
 import { REGIONS, type Region } from './regions.js';
-import { SqliteStore, type SqliteSynchronous } from './sqlite-store.js';
+import { SqliteStore, sqliteKeyv, type SqliteSynchronous } from './sqlite-store.js';
 
 export type StoreRole = 'main' | Region;
 
@@ -179,7 +179,7 @@ function openSqlite(role: StoreRole, location: Extract<StoreLocation, { kind: 's
     const reason = error instanceof Error ? error.message : String(error);
     throw new StartupError(`cannot open the SQLite store ${location.path}: ${reason}`);
   }
-  const keyv = new Keyv({ store, namespace: 'silo', throwOnErrors: true });
+  const keyv = sqliteKeyv(store);
   return { role, location, keyv };
 }
 

@@ -52,7 +52,7 @@ describe('silo serve on the embedded store', () => {
       expect(read.status).toBe(200);
       expect(await read.json()).toEqual([{ n: 2 }]);
       const list = await server.fetch('/api/v1/manage/silos', { headers: { 'X-MAN-API': keys.manage } });
-      expect(((await list.json()) as { metadata: { total_items: number } }).metadata.total_items).toBe(1);
+      expect(await list.json()).toMatchObject({ metadata: { total_items: 1 }, silos: [{ file_uuid: uuid, file_name: 'hello' }] });
       expect((await server.fetch(`/${uuid}`, { headers: { 'X-SILO-KEY': 'silo_acc_wrong' } })).status).toBe(401);
 
       const health = await server.fetch('/healthz');

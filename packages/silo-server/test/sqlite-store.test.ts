@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import Keyv from 'keyv';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { storageContract } from '../../koa-silo/test/storage-contract.js';
-import { createSqliteKeyv, SqliteStore } from '../src/sqlite-store.js';
+import { createSqliteKeyv, SqliteStore, sqliteKeyv } from '../src/sqlite-store.js';
 
 const tmpRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'silo-sqlite-'));
 afterAll(() => fs.rmSync(tmpRoot, { recursive: true, force: true }));
@@ -180,6 +180,19 @@ describe('SqliteStore as a Keyv adapter', () => {
     await expect(keyv.get('k')).rejects.toThrow(/not open/);
   });
 
+  it('the server’s Keyv finds keys that start like a namespace with get and getMany alike', async () => {
+    const keyv = sqliteKeyv(store());
+    await keyv.set('silo:meta:1', 'a');
+    await keyv.set('keyv:x', 'b');
+    expect(await keyv.get('silo:meta:1')).toBe('a');
+    expect(await keyv.getMany(['silo:meta:1', 'keyv:x', 'nope'])).toEqual(['a', 'b', undefined]);
+    const seen: unknown[] = [];
+    for await (const [key] of keyv.iterator!(undefined)) seen.push(key);
+    expect(seen).toEqual(['keyv:x', 'silo:meta:1']);
+    await keyv.clear();
+    expect(await keyv.get('silo:meta:1')).toBeUndefined();
+  });
+
   it('supports :memory:', async () => {
     const keyv = new Keyv({ store: store(':memory:') });
     await keyv.set('k', 'v');
@@ -229,15 +242,25 @@ describe('durability', () => {
   }, 30_000);
 });
 
-// koa-silo's storage contract, through its own facade and services. Every Keyv is a connection of
+// koa-silo's storage contract, through its own facade and services, on the Keyv exactly as the
+// server configures it (no Keyv prefix), and on a plain `new Keyv({ store })` (prefix `keyv:`). Every Keyv is a connection of
 // its own to one file, as the server and the `silo` command are: multiInstance runs the tests of
 // several processes sharing the store (atomic through compareAndSwap).
 const contractFile = path.join(tmpRoot, 'contract', 'silo.sqlite');
 const contractStores: SqliteStore[] = [];
 storageContract(
-  'SQLite (silo-server SqliteStore)',
+  'SQLite (silo-server SqliteStore, the server’s Keyv)',
   () => {
     const s = new SqliteStore({ path: contractFile, table: 'main' });
+    contractStores.push(s);
+    return sqliteKeyv(s);
+  },
+  { multiInstance: true },
+);
+storageContract(
+  'SQLite (silo-server SqliteStore, plain Keyv)',
+  () => {
+    const s = new SqliteStore({ path: contractFile, table: 'plain' });
     contractStores.push(s);
     return new Keyv({ store: s });
   },
