@@ -17,6 +17,8 @@ export interface OwnRedis {
   start(): Promise<void>;
   /** SIGKILL: the server vanishes as in a crash. */
   kill(): Promise<void>;
+  /** Send a signal: SIGSTOP freezes it with its connections open, SIGCONT resumes it. */
+  signal(signal: NodeJS.Signals): void;
   /** Run one command on it (a fresh connection). */
   command(args: string[]): Promise<unknown>;
   /** Stop it and remove its directory. */
@@ -69,6 +71,9 @@ export async function startOwnRedis(): Promise<OwnRedis> {
     async kill() {
       await proc?.kill9();
     },
+    signal(signal) {
+      proc?.child.kill(signal);
+    },
     async command(args) {
       const client = createClient({ url, socket: { connectTimeout: 2000, reconnectStrategy: false } });
       await client.connect();
@@ -79,6 +84,7 @@ export async function startOwnRedis(): Promise<OwnRedis> {
       }
     },
     async dispose() {
+      proc?.child.kill('SIGCONT');
       await proc?.stop(2000);
       fs.rmSync(dir, { recursive: true, force: true });
     },

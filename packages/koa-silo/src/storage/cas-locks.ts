@@ -24,7 +24,8 @@ export function hasCompareAndSwap(store: unknown): store is CompareAndSwapAdapte
 }
 
 export class CasLocks implements Locks {
-  readonly #local = new KeyedMutex();
+  // As with Redis locks: writers queued behind a holder that met an outage fail with it at once.
+  readonly #local = new KeyedMutex((error) => error instanceof StorageUnavailableError);
 
   constructor(
     private readonly adapter: CompareAndSwapAdapter,

@@ -3,7 +3,9 @@
  * deletes the key only if it still holds our token to give back.
  *
  * Within one process, callers first queue on an in-process mutex, so only one of them at a time
- * polls Redis: 100 concurrent writers of one silo cost one poller per process, not 100.
+ * polls Redis: 100 concurrent writers of one silo cost one poller per process, not 100. When the
+ * holder meets a storage outage, the callers queued behind it fail with it at once (503) rather
+ * than each waiting out the storage time limit in turn.
  *
  * The lock expires after `ttlMs` so that a crashed holder cannot block a silo forever. A holder
  * runs at most a few storage calls, each bounded by the storage time limit, so the default TTL
@@ -29,7 +31,7 @@ export interface LockTiming {
 export const DEFAULT_LOCK_TIMING: LockTiming = { ttlMs: 15_000, waitMs: 10_000 };
 
 export class RedisLocks implements Locks {
-  readonly #local = new KeyedMutex();
+  readonly #local = new KeyedMutex((error) => error instanceof StorageUnavailableError);
 
   constructor(
     private readonly redis: RedisNative,
@@ -45,18 +47,34 @@ export class RedisLocks implements Locks {
       try {
         return await fn();
       } finally {
-        // A failed release must not replace the outcome of `fn` (its writes are done): the lock
-        // then simply expires after its TTL.
-        await this.redis.send(['EVAL', RELEASE_SCRIPT, '1', key, token]).catch(() => undefined);
+        this.#release(key, token);
       }
     });
+  }
+
+  /**
+   * Gives the lock back without waiting for the answer. Commands of one client run in order, so
+   * the next taker's SET (same client) comes after it; and the caller's response does not wait a
+   * second storage time limit for a Redis that has just stopped answering. A failed release must
+   * not replace the outcome of `fn` (its writes are done): the lock then expires after its TTL.
+   */
+  #release(key: string, token: string): void {
+    this.redis.send(['EVAL', RELEASE_SCRIPT, '1', key, token]).catch(() => undefined);
   }
 
   async #acquire(key: string, token: string): Promise<void> {
     const deadline = Date.now() + this.timing.waitMs;
     let pause = 1;
     for (;;) {
-      const reply = await this.redis.send(['SET', key, token, 'NX', 'PX', String(this.timing.ttlMs)]);
+      let reply: unknown;
+      try {
+        reply = await this.redis.send(['SET', key, token, 'NX', 'PX', String(this.timing.ttlMs)]);
+      } catch (error) {
+        // A SET that timed out on a Redis that hangs still runs when it resumes, and would hold
+        // the lock for nobody until its TTL: the release queued behind it frees it at once.
+        this.#release(key, token);
+        throw error;
+      }
       if (reply === 'OK') return;
       if (Date.now() >= deadline) {
         throw new StorageUnavailableError(new Error(`timed out waiting for lock ${key}`));
