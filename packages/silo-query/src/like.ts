@@ -158,6 +158,23 @@ function exactMatcher(tokens: number[]): LikeMatcher {
 }
 
 /**
+ * `true` when the engine's `toLowerCase` gives the same ILIKE answer as simple case folding,
+ * so the text can skip the fold table: the pattern has no `_` and its literals are ASCII other
+ * than `i`, `k`, `s` (folded). Then only ASCII text characters can match a literal, and both
+ * mappings treat ASCII alike (A-Z to a-z). Outside ASCII they differ only in ways no such
+ * literal can see: the code points that fold or lowercase to ASCII are U+212A KELVIN SIGN (k),
+ * U+017F LONG S (s) and U+0130 (lowercases to i + U+0307, which also changes the length, harmless
+ * without `_`: `%` absorbs it and it matches no literal either way).
+ */
+function lowerCaseIsEnough(tokens: readonly number[]): boolean {
+  for (const t of tokens) {
+    if (t === ANY_RUN) continue;
+    if (t === ANY_ONE || t >= 0x80 || t === 0x69 || t === 0x6b || t === 0x73) return false;
+  }
+  return true;
+}
+
+/**
  * Compiles a LIKE pattern. `caseInsensitive` gives ILIKE, which is LIKE of the case-folded
  * text against the case-folded pattern: simple case folding maps each code point to one code
  * point of the same UTF-16 length, so folding first changes nothing but the case. The result
@@ -168,6 +185,7 @@ export function compileLike(pattern: string, caseInsensitive: boolean): LikeComp
   if (tokens === undefined) return { ok: false, reason: 'trailing_escape' };
   const exact = exactMatcher(tokens);
   if (!caseInsensitive || (tokens.length === 1 && tokens[0] === ANY_RUN)) return { ok: true, match: exact };
+  if (lowerCaseIsEnough(tokens)) return { ok: true, match: (text) => exact(text.toLowerCase()) };
   return { ok: true, match: (text) => exact(foldText(text)) };
 }
 

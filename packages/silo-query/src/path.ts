@@ -71,9 +71,8 @@ export const OP: Record<string, unknown> = Object.prototype as Record<string, un
  * to Object.prototype.
  */
 export const PROBE: Record<string, unknown> = Object.create(Object.prototype) as Record<string, unknown>;
-const hasOwn = Object.hasOwn;
-const getProto = Object.getPrototypeOf;
-const isArray = Array.isArray;
+// Hot paths call Array.isArray, Object.getPrototypeOf and Object.hasOwn directly: the engine
+// folds those global loads, while a module-level alias costs a context load and check per call.
 
 /**
  * `true` when `v`, read as `obj[key]` and not `undefined`, is an own property of `obj`.
@@ -84,10 +83,10 @@ const isArray = Array.isArray;
  */
 export function isOwnValue(obj: object, key: string, v: unknown, inherited: unknown): boolean {
   if (v !== inherited) {
-    const p: unknown = getProto(obj);
-    if (p === OP || p === null) return true;
+    const p: unknown = Object.getPrototypeOf(obj);
+    if (p === Object.prototype || p === null) return true;
   }
-  return hasOwn(obj, key);
+  return Object.hasOwn(obj, key);
 }
 
 /** Reads one segment from one value; its `miss` value (`null` or `undefined`) when it does not resolve. */
@@ -98,208 +97,209 @@ type GetterFactory = (key: string, index: number, miss: null | undefined) => Get
  * Getter factories: the same code, written out 24 times. V8 keeps inline caches per function
  * literal (closures of one literal share them), so one shared getter would see every key and
  * every object shape of every path and go megamorphic, several times slower than `obj.key`. The
- * first 24 distinct keys a process compiles get a literal of their own (stable, per key, so a
- * key's caches only ever see that key); later keys share `sharedGetter`. Behaviour is the same
- * for all of them: see `isOwnValue` for the own-property test.
+ * first 24 distinct (position, key) pairs a process compiles get a literal of their own (for
+ * good: its caches only ever see that key at that depth of a path, which is where one shape of
+ * object tends to be); later pairs share `sharedGetter`. Behaviour is the same for all of them:
+ * see `isOwnValue` for the own-property test.
  */
 const FACTORIES: readonly GetterFactory[] = [
   (key, index, miss) => (cur) => {
     if (typeof cur !== 'object' || cur === null) return miss;
-    if (isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
+    if (Array.isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
     const v = (cur as Record<string, unknown>)[key];
     if (v === undefined) return miss;
-    if (v !== PROBE[key]) { const p: unknown = getProto(cur); if (p === OP || p === null) return v; }
-    return hasOwn(cur, key) ? v : miss;
+    if (v !== PROBE[key]) { const p: unknown = Object.getPrototypeOf(cur); if (p === Object.prototype || p === null) return v; }
+    return Object.hasOwn(cur, key) ? v : miss;
   },
   (key, index, miss) => (cur) => {
     if (typeof cur !== 'object' || cur === null) return miss;
-    if (isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
+    if (Array.isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
     const v = (cur as Record<string, unknown>)[key];
     if (v === undefined) return miss;
-    if (v !== PROBE[key]) { const p: unknown = getProto(cur); if (p === OP || p === null) return v; }
-    return hasOwn(cur, key) ? v : miss;
+    if (v !== PROBE[key]) { const p: unknown = Object.getPrototypeOf(cur); if (p === Object.prototype || p === null) return v; }
+    return Object.hasOwn(cur, key) ? v : miss;
   },
   (key, index, miss) => (cur) => {
     if (typeof cur !== 'object' || cur === null) return miss;
-    if (isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
+    if (Array.isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
     const v = (cur as Record<string, unknown>)[key];
     if (v === undefined) return miss;
-    if (v !== PROBE[key]) { const p: unknown = getProto(cur); if (p === OP || p === null) return v; }
-    return hasOwn(cur, key) ? v : miss;
+    if (v !== PROBE[key]) { const p: unknown = Object.getPrototypeOf(cur); if (p === Object.prototype || p === null) return v; }
+    return Object.hasOwn(cur, key) ? v : miss;
   },
   (key, index, miss) => (cur) => {
     if (typeof cur !== 'object' || cur === null) return miss;
-    if (isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
+    if (Array.isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
     const v = (cur as Record<string, unknown>)[key];
     if (v === undefined) return miss;
-    if (v !== PROBE[key]) { const p: unknown = getProto(cur); if (p === OP || p === null) return v; }
-    return hasOwn(cur, key) ? v : miss;
+    if (v !== PROBE[key]) { const p: unknown = Object.getPrototypeOf(cur); if (p === Object.prototype || p === null) return v; }
+    return Object.hasOwn(cur, key) ? v : miss;
   },
   (key, index, miss) => (cur) => {
     if (typeof cur !== 'object' || cur === null) return miss;
-    if (isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
+    if (Array.isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
     const v = (cur as Record<string, unknown>)[key];
     if (v === undefined) return miss;
-    if (v !== PROBE[key]) { const p: unknown = getProto(cur); if (p === OP || p === null) return v; }
-    return hasOwn(cur, key) ? v : miss;
+    if (v !== PROBE[key]) { const p: unknown = Object.getPrototypeOf(cur); if (p === Object.prototype || p === null) return v; }
+    return Object.hasOwn(cur, key) ? v : miss;
   },
   (key, index, miss) => (cur) => {
     if (typeof cur !== 'object' || cur === null) return miss;
-    if (isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
+    if (Array.isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
     const v = (cur as Record<string, unknown>)[key];
     if (v === undefined) return miss;
-    if (v !== PROBE[key]) { const p: unknown = getProto(cur); if (p === OP || p === null) return v; }
-    return hasOwn(cur, key) ? v : miss;
+    if (v !== PROBE[key]) { const p: unknown = Object.getPrototypeOf(cur); if (p === Object.prototype || p === null) return v; }
+    return Object.hasOwn(cur, key) ? v : miss;
   },
   (key, index, miss) => (cur) => {
     if (typeof cur !== 'object' || cur === null) return miss;
-    if (isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
+    if (Array.isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
     const v = (cur as Record<string, unknown>)[key];
     if (v === undefined) return miss;
-    if (v !== PROBE[key]) { const p: unknown = getProto(cur); if (p === OP || p === null) return v; }
-    return hasOwn(cur, key) ? v : miss;
+    if (v !== PROBE[key]) { const p: unknown = Object.getPrototypeOf(cur); if (p === Object.prototype || p === null) return v; }
+    return Object.hasOwn(cur, key) ? v : miss;
   },
   (key, index, miss) => (cur) => {
     if (typeof cur !== 'object' || cur === null) return miss;
-    if (isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
+    if (Array.isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
     const v = (cur as Record<string, unknown>)[key];
     if (v === undefined) return miss;
-    if (v !== PROBE[key]) { const p: unknown = getProto(cur); if (p === OP || p === null) return v; }
-    return hasOwn(cur, key) ? v : miss;
+    if (v !== PROBE[key]) { const p: unknown = Object.getPrototypeOf(cur); if (p === Object.prototype || p === null) return v; }
+    return Object.hasOwn(cur, key) ? v : miss;
   },
   (key, index, miss) => (cur) => {
     if (typeof cur !== 'object' || cur === null) return miss;
-    if (isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
+    if (Array.isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
     const v = (cur as Record<string, unknown>)[key];
     if (v === undefined) return miss;
-    if (v !== PROBE[key]) { const p: unknown = getProto(cur); if (p === OP || p === null) return v; }
-    return hasOwn(cur, key) ? v : miss;
+    if (v !== PROBE[key]) { const p: unknown = Object.getPrototypeOf(cur); if (p === Object.prototype || p === null) return v; }
+    return Object.hasOwn(cur, key) ? v : miss;
   },
   (key, index, miss) => (cur) => {
     if (typeof cur !== 'object' || cur === null) return miss;
-    if (isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
+    if (Array.isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
     const v = (cur as Record<string, unknown>)[key];
     if (v === undefined) return miss;
-    if (v !== PROBE[key]) { const p: unknown = getProto(cur); if (p === OP || p === null) return v; }
-    return hasOwn(cur, key) ? v : miss;
+    if (v !== PROBE[key]) { const p: unknown = Object.getPrototypeOf(cur); if (p === Object.prototype || p === null) return v; }
+    return Object.hasOwn(cur, key) ? v : miss;
   },
   (key, index, miss) => (cur) => {
     if (typeof cur !== 'object' || cur === null) return miss;
-    if (isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
+    if (Array.isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
     const v = (cur as Record<string, unknown>)[key];
     if (v === undefined) return miss;
-    if (v !== PROBE[key]) { const p: unknown = getProto(cur); if (p === OP || p === null) return v; }
-    return hasOwn(cur, key) ? v : miss;
+    if (v !== PROBE[key]) { const p: unknown = Object.getPrototypeOf(cur); if (p === Object.prototype || p === null) return v; }
+    return Object.hasOwn(cur, key) ? v : miss;
   },
   (key, index, miss) => (cur) => {
     if (typeof cur !== 'object' || cur === null) return miss;
-    if (isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
+    if (Array.isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
     const v = (cur as Record<string, unknown>)[key];
     if (v === undefined) return miss;
-    if (v !== PROBE[key]) { const p: unknown = getProto(cur); if (p === OP || p === null) return v; }
-    return hasOwn(cur, key) ? v : miss;
+    if (v !== PROBE[key]) { const p: unknown = Object.getPrototypeOf(cur); if (p === Object.prototype || p === null) return v; }
+    return Object.hasOwn(cur, key) ? v : miss;
   },
   (key, index, miss) => (cur) => {
     if (typeof cur !== 'object' || cur === null) return miss;
-    if (isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
+    if (Array.isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
     const v = (cur as Record<string, unknown>)[key];
     if (v === undefined) return miss;
-    if (v !== PROBE[key]) { const p: unknown = getProto(cur); if (p === OP || p === null) return v; }
-    return hasOwn(cur, key) ? v : miss;
+    if (v !== PROBE[key]) { const p: unknown = Object.getPrototypeOf(cur); if (p === Object.prototype || p === null) return v; }
+    return Object.hasOwn(cur, key) ? v : miss;
   },
   (key, index, miss) => (cur) => {
     if (typeof cur !== 'object' || cur === null) return miss;
-    if (isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
+    if (Array.isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
     const v = (cur as Record<string, unknown>)[key];
     if (v === undefined) return miss;
-    if (v !== PROBE[key]) { const p: unknown = getProto(cur); if (p === OP || p === null) return v; }
-    return hasOwn(cur, key) ? v : miss;
+    if (v !== PROBE[key]) { const p: unknown = Object.getPrototypeOf(cur); if (p === Object.prototype || p === null) return v; }
+    return Object.hasOwn(cur, key) ? v : miss;
   },
   (key, index, miss) => (cur) => {
     if (typeof cur !== 'object' || cur === null) return miss;
-    if (isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
+    if (Array.isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
     const v = (cur as Record<string, unknown>)[key];
     if (v === undefined) return miss;
-    if (v !== PROBE[key]) { const p: unknown = getProto(cur); if (p === OP || p === null) return v; }
-    return hasOwn(cur, key) ? v : miss;
+    if (v !== PROBE[key]) { const p: unknown = Object.getPrototypeOf(cur); if (p === Object.prototype || p === null) return v; }
+    return Object.hasOwn(cur, key) ? v : miss;
   },
   (key, index, miss) => (cur) => {
     if (typeof cur !== 'object' || cur === null) return miss;
-    if (isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
+    if (Array.isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
     const v = (cur as Record<string, unknown>)[key];
     if (v === undefined) return miss;
-    if (v !== PROBE[key]) { const p: unknown = getProto(cur); if (p === OP || p === null) return v; }
-    return hasOwn(cur, key) ? v : miss;
+    if (v !== PROBE[key]) { const p: unknown = Object.getPrototypeOf(cur); if (p === Object.prototype || p === null) return v; }
+    return Object.hasOwn(cur, key) ? v : miss;
   },
   (key, index, miss) => (cur) => {
     if (typeof cur !== 'object' || cur === null) return miss;
-    if (isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
+    if (Array.isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
     const v = (cur as Record<string, unknown>)[key];
     if (v === undefined) return miss;
-    if (v !== PROBE[key]) { const p: unknown = getProto(cur); if (p === OP || p === null) return v; }
-    return hasOwn(cur, key) ? v : miss;
+    if (v !== PROBE[key]) { const p: unknown = Object.getPrototypeOf(cur); if (p === Object.prototype || p === null) return v; }
+    return Object.hasOwn(cur, key) ? v : miss;
   },
   (key, index, miss) => (cur) => {
     if (typeof cur !== 'object' || cur === null) return miss;
-    if (isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
+    if (Array.isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
     const v = (cur as Record<string, unknown>)[key];
     if (v === undefined) return miss;
-    if (v !== PROBE[key]) { const p: unknown = getProto(cur); if (p === OP || p === null) return v; }
-    return hasOwn(cur, key) ? v : miss;
+    if (v !== PROBE[key]) { const p: unknown = Object.getPrototypeOf(cur); if (p === Object.prototype || p === null) return v; }
+    return Object.hasOwn(cur, key) ? v : miss;
   },
   (key, index, miss) => (cur) => {
     if (typeof cur !== 'object' || cur === null) return miss;
-    if (isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
+    if (Array.isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
     const v = (cur as Record<string, unknown>)[key];
     if (v === undefined) return miss;
-    if (v !== PROBE[key]) { const p: unknown = getProto(cur); if (p === OP || p === null) return v; }
-    return hasOwn(cur, key) ? v : miss;
+    if (v !== PROBE[key]) { const p: unknown = Object.getPrototypeOf(cur); if (p === Object.prototype || p === null) return v; }
+    return Object.hasOwn(cur, key) ? v : miss;
   },
   (key, index, miss) => (cur) => {
     if (typeof cur !== 'object' || cur === null) return miss;
-    if (isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
+    if (Array.isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
     const v = (cur as Record<string, unknown>)[key];
     if (v === undefined) return miss;
-    if (v !== PROBE[key]) { const p: unknown = getProto(cur); if (p === OP || p === null) return v; }
-    return hasOwn(cur, key) ? v : miss;
+    if (v !== PROBE[key]) { const p: unknown = Object.getPrototypeOf(cur); if (p === Object.prototype || p === null) return v; }
+    return Object.hasOwn(cur, key) ? v : miss;
   },
   (key, index, miss) => (cur) => {
     if (typeof cur !== 'object' || cur === null) return miss;
-    if (isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
+    if (Array.isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
     const v = (cur as Record<string, unknown>)[key];
     if (v === undefined) return miss;
-    if (v !== PROBE[key]) { const p: unknown = getProto(cur); if (p === OP || p === null) return v; }
-    return hasOwn(cur, key) ? v : miss;
+    if (v !== PROBE[key]) { const p: unknown = Object.getPrototypeOf(cur); if (p === Object.prototype || p === null) return v; }
+    return Object.hasOwn(cur, key) ? v : miss;
   },
   (key, index, miss) => (cur) => {
     if (typeof cur !== 'object' || cur === null) return miss;
-    if (isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
+    if (Array.isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
     const v = (cur as Record<string, unknown>)[key];
     if (v === undefined) return miss;
-    if (v !== PROBE[key]) { const p: unknown = getProto(cur); if (p === OP || p === null) return v; }
-    return hasOwn(cur, key) ? v : miss;
+    if (v !== PROBE[key]) { const p: unknown = Object.getPrototypeOf(cur); if (p === Object.prototype || p === null) return v; }
+    return Object.hasOwn(cur, key) ? v : miss;
   },
   (key, index, miss) => (cur) => {
     if (typeof cur !== 'object' || cur === null) return miss;
-    if (isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
+    if (Array.isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
     const v = (cur as Record<string, unknown>)[key];
     if (v === undefined) return miss;
-    if (v !== PROBE[key]) { const p: unknown = getProto(cur); if (p === OP || p === null) return v; }
-    return hasOwn(cur, key) ? v : miss;
+    if (v !== PROBE[key]) { const p: unknown = Object.getPrototypeOf(cur); if (p === Object.prototype || p === null) return v; }
+    return Object.hasOwn(cur, key) ? v : miss;
   },
   (key, index, miss) => (cur) => {
     if (typeof cur !== 'object' || cur === null) return miss;
-    if (isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
+    if (Array.isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
     const v = (cur as Record<string, unknown>)[key];
     if (v === undefined) return miss;
-    if (v !== PROBE[key]) { const p: unknown = getProto(cur); if (p === OP || p === null) return v; }
-    return hasOwn(cur, key) ? v : miss;
+    if (v !== PROBE[key]) { const p: unknown = Object.getPrototypeOf(cur); if (p === Object.prototype || p === null) return v; }
+    return Object.hasOwn(cur, key) ? v : miss;
   },
 ];
 
 const sharedGetter: GetterFactory = (key, index, miss) => (cur) => {
   if (typeof cur !== 'object' || cur === null) return miss;
-  if (isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
+  if (Array.isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
   const v = (cur as Record<string, unknown>)[key];
   if (v === undefined) return miss;
   return isOwnValue(cur, key, v, PROBE[key]) ? v : miss;
@@ -308,29 +308,31 @@ const sharedGetter: GetterFactory = (key, index, miss) => (cur) => {
 /** The getter for `__proto__`: asks `hasOwn` first, never reads the prototype accessor. */
 const strictGetter: GetterFactory = (key, index, miss) => (cur) => {
   if (typeof cur !== 'object' || cur === null) return miss;
-  if (isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
-  if (!hasOwn(cur, key)) return miss;
+  if (Array.isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
+  if (!Object.hasOwn(cur, key)) return miss;
   const v = (cur as Record<string, unknown>)[key];
   return v === undefined ? miss : v;
 };
 
-const factoryOfKey = new Map<string, GetterFactory>();
+/** Which factory each (position, key) pair got. */
+const factoryOfSlot = new Map<string, GetterFactory>();
 
-/** The getter of one segment. */
-export function compileSegment(segment: Segment, miss: null | undefined = undefined): Getter {
+/** The getter of one segment, at `position` in its path. */
+export function compileSegment(segment: Segment, miss: null | undefined = undefined, position = 0): Getter {
   const { key, index } = segment;
   if (key === '__proto__') return strictGetter(key, index, miss);
-  let factory = factoryOfKey.get(key);
+  const slot = `${position}\u0000${key}`;
+  let factory = factoryOfSlot.get(slot);
   if (factory === undefined) {
-    factory = FACTORIES[factoryOfKey.size] ?? sharedGetter;
-    if (factoryOfKey.size < FACTORIES.length) factoryOfKey.set(key, factory);
+    factory = FACTORIES[factoryOfSlot.size] ?? sharedGetter;
+    if (factoryOfSlot.size < FACTORIES.length) factoryOfSlot.set(slot, factory);
   }
   return factory(key, index, miss);
 }
 
 /** The element `index` of `value` when it is an array that long; otherwise `undefined`. */
 export function elementAt(value: unknown, index: number): unknown {
-  return isArray(value) && index < value.length ? value[index] : undefined;
+  return Array.isArray(value) && index < value.length ? value[index] : undefined;
 }
 
 /**
@@ -342,7 +344,7 @@ export function elementAt(value: unknown, index: number): unknown {
  */
 export function compileSegments(segments: readonly Segment[], miss: null | undefined = undefined): Accessor {
   const last = segments.length - 1;
-  const g = segments.map((s, i) => compileSegment(s, i === last ? miss : null));
+  const g = segments.map((s, i) => compileSegment(s, i === last ? miss : null, i));
   switch (g.length) {
     case 0:
       return (v) => (v === undefined ? miss : v);

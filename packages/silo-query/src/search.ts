@@ -58,18 +58,17 @@ export function searchRequiresArray(data: unknown): SiloQueryError {
   ]);
 }
 
-const isArray = Array.isArray;
 type Search = (data: unknown) => unknown[];
 type Emit = Accessor | undefined;
 
 /** Generic search: any `q` depth, any predicate. */
 function genericSearch(q: Accessor, test: Predicate, path: Emit): Search {
   return (data) => {
-    if (!isArray(data)) throw searchRequiresArray(data);
+    if (!Array.isArray(data)) throw searchRequiresArray(data);
     const out: unknown[] = [];
     for (let i = 0; i < data.length; i++) {
       const el: unknown = data[i];
-      if (typeof el === 'object' && el !== null && !isArray(el) && test(q(el))) {
+      if (typeof el === 'object' && el !== null && !Array.isArray(el) && test(q(el))) {
         if (path === undefined) out.push(el);
         else out.push(path(el));
       }
@@ -85,12 +84,12 @@ function eqSearch(key: string, raw: string, negate: boolean, path: Emit): Search
   const bool = value === 'true' ? true : value === 'false' ? false : undefined;
   const isNull = value === 'null';
   return (data) => {
-    if (!isArray(data)) throw searchRequiresArray(data);
+    if (!Array.isArray(data)) throw searchRequiresArray(data);
     const inherited = OP[key]; // Object.prototype cannot change during the loop
     const out: unknown[] = [];
     for (let i = 0; i < data.length; i++) {
       const el: unknown = data[i];
-      if (typeof el !== 'object' || el === null || isArray(el)) continue;
+      if (typeof el !== 'object' || el === null || Array.isArray(el)) continue;
       const f = (el as Record<string, unknown>)[key];
       let hit: boolean;
       if (typeof f === 'string') hit = f === value;
@@ -114,12 +113,12 @@ function orderSearch(key: string, value: string, sign: 1 | -1, path: Emit): Sear
   const n = num ?? 0;
   const native = !hasHighUnits(value);
   return (data) => {
-    if (!isArray(data)) throw searchRequiresArray(data);
+    if (!Array.isArray(data)) throw searchRequiresArray(data);
     const inherited = OP[key];
     const out: unknown[] = [];
     for (let i = 0; i < data.length; i++) {
       const el: unknown = data[i];
-      if (typeof el !== 'object' || el === null || isArray(el)) continue;
+      if (typeof el !== 'object' || el === null || Array.isArray(el)) continue;
       const f = (el as Record<string, unknown>)[key];
       let hit = false;
       if (typeof f === 'number') {
@@ -142,12 +141,12 @@ function orderSearch(key: string, value: string, sign: 1 | -1, path: Emit): Sear
 /** `lk` / `il` on a one-segment `q`. */
 function likeSearch(key: string, match: LikeMatcher, path: Emit): Search {
   return (data) => {
-    if (!isArray(data)) throw searchRequiresArray(data);
+    if (!Array.isArray(data)) throw searchRequiresArray(data);
     const inherited = OP[key];
     const out: unknown[] = [];
     for (let i = 0; i < data.length; i++) {
       const el: unknown = data[i];
-      if (typeof el !== 'object' || el === null || isArray(el)) continue;
+      if (typeof el !== 'object' || el === null || Array.isArray(el)) continue;
       const f = (el as Record<string, unknown>)[key];
       if (typeof f === 'string' && match(f) && isOwnValue(el, key, f, inherited)) {
         if (path === undefined) out.push(el);

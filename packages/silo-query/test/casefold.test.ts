@@ -49,4 +49,14 @@ describe('simple case folding table', () => {
     const long = 'É'.repeat(10_000);
     expect(foldText(long)).toBe('é'.repeat(10_000));
   });
+
+  it('the only non-ASCII code points that lowercase or fold to ASCII are U+0130, U+017F and U+212A (like.ts relies on it)', () => {
+    const toAscii: string[] = [];
+    for (let c = 0x80; c <= 0x10ffff; c++) {
+      if (c >= 0xd800 && c <= 0xdfff) continue;
+      const lower = cp(c).toLowerCase();
+      if ([...lower].some((ch) => ch.charCodeAt(0) < 0x80) || foldCodePoint(c) < 0x80) toAscii.push(c.toString(16));
+    }
+    expect(toAscii).toStrictEqual(['130', '17f', '212a']);
+  }, 30_000);
 });

@@ -17,8 +17,8 @@ const escapeAll = (s: string): string => Array.from(s, (c) => `\\${c}`).join('')
 const escapeSpecial = (s: string): string => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 // Small alphabets make matches (and near misses) frequent.
-const textChar = fc.constantFrom('a', 'b', 'A', 'B', '%', '_', '\\', 'é', 'É', 'ß', 'ſ', 's', 'S', '\u{1F600}', '\u212a', 'k', '\ud800');
-const patternChar = fc.constantFrom('a', 'b', 'A', '%', '%', '_', '\\%', '\\_', '\\\\', 'é', 'É', 's', 'S', 'ſ', '\u{1F600}', 'k', 'K');
+const textChar = fc.constantFrom('a', 'b', 'A', 'B', '%', '_', '\\', 'é', 'É', 'ß', 'ſ', 's', 'S', '\u{1F600}', '\u212a', 'k', '\ud800', 'i', 'I', 'İ', 'ı', 'Σ', 'ς', 'σ', 'n', 'N');
+const patternChar = fc.constantFrom('a', 'b', 'A', '%', '%', '%', '_', '\\%', '\\_', '\\\\', 'é', 'É', 's', 'S', 'ſ', '\u{1F600}', 'k', 'K', 'i', 'I', 'n', 'σ');
 const textArb = fc.array(textChar, { maxLength: 9 }).map((a) => a.join(''));
 const patternArb = fc.array(patternChar, { maxLength: 7 }).map((a) => a.join(''));
 const anyText = fc.string({ unit: 'binary', maxLength: 20 });
