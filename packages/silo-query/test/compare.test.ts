@@ -27,7 +27,8 @@ describe('compareCodePoints', () => {
       fc.property(s, s, (a, b) => {
         expect(sign(compareCodePoints(a, b))).toBe(sign(codePointCompare(a, b)));
         // gt/lt on string fields use the same order, with or without high code units in the value.
-        expect(compileGt(b)(a)).toBe(codePointCompare(a, b) > 0 && !(/^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/.test(a) && /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/.test(b)));
+        // (No digits in this alphabet, so no string here is numeric.)
+        expect(compileGt(b)(a)).toBe(codePointCompare(a, b) > 0);
         expect(compileLt(b)(a)).toBe(codePointCompare(a, b) < 0);
       }),
       { numRuns: 2000 },

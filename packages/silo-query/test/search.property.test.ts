@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { compile, query, SiloQueryError } from '../src/index.js';
-import { referenceGet, referenceTest } from './arbitraries.js';
+import { iuEqual, referenceGet, referenceLike, referenceTest } from './arbitraries.js';
 
 const runs = { numRuns: 300 };
 
@@ -91,6 +91,22 @@ describe('search (property)', () => {
           expect(query(data, { q, value, op, path })).toStrictEqual(mapped);
         },
       ),
+      runs,
+    );
+  });
+
+  it('lk and il keep exactly the elements whose string field matches the pattern', () => {
+    const pattern = fc.array(fc.constantFrom('a', 'A', 'b', '1', '%', '_', '\\%', 'é', '\u{1F600}'), { maxLength: 4 }).map((a) => a.join(''));
+    fc.assert(
+      fc.property(dataArb, qArb, pattern, fc.constantFrom('lk', 'il'), (data, q, value, op) => {
+        const eqChar = op === 'il' ? iuEqual : (t: string, p: string) => t === p;
+        const expected = data.filter((el) => {
+          if (!isObject(el)) return false;
+          const f = referenceGet(el, q.split('.'));
+          return typeof f === 'string' && referenceLike(f, value, eqChar);
+        });
+        expect(query(data, { q, value, op })).toStrictEqual(expected);
+      }),
       runs,
     );
   });
