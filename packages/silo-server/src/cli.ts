@@ -7,7 +7,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { createRequire } from 'node:module';
 import type { AccountService, KeyInfo, KeyType } from 'koa-silo';
 import { ConfigError, loadConfig, loadStorageConfig, settingOptions, settingsHelp, type Flags } from './config.js';
-import { createLogger, silentLogger } from './log.js';
+import { createLogger, errorFields, silentLogger } from './log.js';
 import { openStores, StartupError } from './stores.js';
 
 // The server and koa-silo load only when a command needs them, so that `--help` and a bad
@@ -284,12 +284,26 @@ function waitForSignal(): Promise<string> {
   });
 }
 
+/**
+ * A stray rejected promise is logged and the server goes on; an uncaught exception leaves the
+ * process in an unknown state, so it is logged and the process exits 1. Either way as a JSON log
+ * line, not a bare stack trace.
+ */
+function guardProcess(logger: ReturnType<typeof createLogger>): void {
+  process.on('unhandledRejection', (reason) => logger.error('unhandled rejection', errorFields(reason)));
+  process.on('uncaughtException', (error) => {
+    logger.error('uncaught exception: exiting', errorFields(error));
+    process.exit(1);
+  });
+}
+
 async function serve(args: string[], io: Io): Promise<number> {
   const { values } = parse('serve', args, {}, 0, false);
   if (values.help) return help('serve', io);
   const config = loadConfig(io.env, values, io.cwd);
   const logger = createLogger(io.stdout);
   const stop = (io.stopSignal ?? waitForSignal)();
+  if (!io.stopSignal) guardProcess(logger);
   // Storage first: an unreachable Redis is reported before the server code even loads.
   const stores = await openStores({
     main: config.store.main,

@@ -150,24 +150,21 @@ describe('start-up failures: one line on stderr, non-zero exit, within 5 s', () 
   it('rejects every bad setting', async () => {
     fs.writeFileSync(path.join(dir, 'not-pem.txt'), 'hello');
     const port = await closedPort();
+    // Representative cases (config.test.ts checks every setting's validation in-process).
     const cases: Array<[Record<string, string>, RegExp]> = [
       [{ PORT: 'abc' }, /^silo: PORT must be a port number from 0 to 65535, got "abc"$/],
-      [{ PORT: '99999' }, /^silo: PORT must be/],
-      [{ SILO_RATE_LIMIT_PER_MINUTE: '-1' }, /^silo: SILO_RATE_LIMIT_PER_MINUTE must be a whole number/],
       [{ SILO_PUBLIC_QUERIES: 'perhaps' }, /^silo: SILO_PUBLIC_QUERIES must be 1\/0/],
       [{ SILO_STORE_URL: 'mysql://localhost/silo' }, /^silo: SILO_STORE_URL: unsupported store URL/],
-      [{ SILO_STORE_URL: `redis://127.0.0.1:${port}/7` }, new RegExp(`^silo: cannot reach Redis at redis://127.0.0.1:${port}/7: .*ECONNREFUSED`)],
-      [{ SILO_STORE_URL: `redis://:hunter2@127.0.0.1:${port}/7` }, /^silo: cannot reach Redis at redis:\/\/:\*\*\*@127\.0\.0\.1/],
+      [{ SILO_STORE_URL: `redis://:hunter2@127.0.0.1:${port}/7` }, new RegExp(`^silo: cannot reach Redis at redis://:\\*\\*\\*@127\\.0\\.0\\.1:${port}/7: .*ECONNREFUSED`)],
       [{ SILO_TLS_CERT: 'not-pem.txt', SILO_TLS_KEY: 'not-pem.txt' }, /^silo: cannot use SILO_TLS_CERT\/SILO_TLS_KEY: /],
-      [{ SILO_TLS_CERT: 'missing.pem', SILO_TLS_KEY: 'not-pem.txt' }, /^silo: SILO_TLS_CERT: cannot read /],
       [{ SILO_DATA_DIR: 'not-pem.txt' }, /^silo: SILO_DATA_DIR is not a directory/],
     ];
-    // Two at a time: each is a whole Node process start, timed against the 5 s budget.
+    // Three at a time: each is a whole Node process start, timed against the 5 s budget.
     const results: Awaited<ReturnType<typeof runSilo>>[] = [];
-    for (let i = 0; i < cases.length; i += 2) {
+    for (let i = 0; i < cases.length; i += 3) {
       results.push(
         ...(await Promise.all(
-          cases.slice(i, i + 2).map(([env]) => runSilo(['serve'], { env: { SILO_DATA_DIR: path.join(dir, 'data'), ...env }, cwd: dir, timeoutMs: 10_000 })),
+          cases.slice(i, i + 3).map(([env]) => runSilo(['serve'], { env: { SILO_DATA_DIR: path.join(dir, 'data'), ...env }, cwd: dir, timeoutMs: 10_000 })),
         )),
       );
     }
