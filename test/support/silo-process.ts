@@ -21,14 +21,46 @@ function newestMtime(dir: string): number {
   return newest;
 }
 
+function stale(): boolean {
+  return ['silo-query', 'koa-silo', 'silo-server'].some((p) => {
+    const info = path.join(ROOT, 'packages', p, 'tsconfig.tsbuildinfo');
+    return !fs.existsSync(info) || newestMtime(path.join(ROOT, 'packages', p, 'src')) > fs.statSync(info).mtimeMs;
+  });
+}
+
+const pause = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+
 /**
  * The command runs from dist/: `npm test` builds it first (`tsc -b`). When vitest is run alone and
- * the build is missing or older than the sources, build it here once.
+ * a build is missing or older than its sources, build once here; test files run in parallel, so a
+ * lock file keeps two builds from writing the same outputs at once.
  */
 export function ensureBuilt(): void {
-  const sources = ['silo-server', 'koa-silo', 'silo-query'].map((p) => newestMtime(path.join(ROOT, 'packages', p, 'src')));
-  if (fs.existsSync(DIST_CLI) && fs.statSync(DIST_CLI).mtimeMs >= Math.max(...sources)) return;
-  execFileSync(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-b'], { cwd: ROOT, stdio: 'inherit', timeout: 120_000 });
+  if (!stale() && fs.existsSync(DIST_CLI)) return;
+  const lock = path.join(os.tmpdir(), `silo-build-${Buffer.from(ROOT).toString('base64url').slice(-24)}.lock`);
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    try {
+      fs.closeSync(fs.openSync(lock, 'wx'));
+      break;
+    } catch {
+      // Another test file is building; a lock older than two minutes is left over from a crash.
+      try {
+        if (Date.now() - fs.statSync(lock).mtimeMs > 120_000) fs.rmSync(lock, { force: true });
+      } catch {
+        // Gone already.
+      }
+      if (Date.now() > deadline) throw new Error(`timed out waiting for the build lock ${lock}`);
+      pause(100);
+    }
+  }
+  try {
+    if (stale() || !fs.existsSync(DIST_CLI)) {
+      execFileSync(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-b'], { cwd: ROOT, stdio: 'inherit', timeout: 120_000 });
+    }
+  } finally {
+    fs.rmSync(lock, { force: true });
+  }
 }
 
 const children = new Set<ChildProcess>();
