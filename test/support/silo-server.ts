@@ -33,12 +33,16 @@ export async function startSiloServer(env: Record<string, string>, timeoutMs = 1
   });
   try {
     const listening = await proc.waitFor(/"msg":"listening".*"port":(\d+).*\n/, timeoutMs);
-    // The banner, when printed, follows the listening line at once and ends with the help line.
+    // The banner, when printed, follows the listening line at once and ends with the help line;
+    // the listening line says whether it follows (`first_start`).
     let startEnd = listening.index + listening[0].length;
     let banner: SiloServer['banner'];
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    const after = proc.output().slice(startEnd);
-    if (after.includes('first start on empty storage')) {
+    let first = /"first_start":(true|false)/.exec(listening[0])?.[1];
+    if (first === undefined) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      first = String(proc.output().slice(startEnd).includes('first start on empty storage'));
+    }
+    if (first === 'true') {
       const end = await proc.waitFor(/More keys: .*\n/, timeoutMs);
       const manage = /manage key "default" \([^)]*\): (silo_man_\S+)/.exec(proc.output());
       const access = /access key "default":\s+(silo_acc_\S+)/.exec(proc.output());
