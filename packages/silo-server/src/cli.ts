@@ -54,7 +54,10 @@ Usage:
                                                        revoke a key (repeat its name to confirm)
   silo help [COMMAND]  |  silo COMMAND --help  |  silo --version
 
---account defaults to "default". Every command works directly on the configured storage:
+--account defaults to "default". Every command works directly on the configured storage.
+
+Settings: an environment variable or a flag (the flag wins). The storage ones (--data-dir,
+--store-url*, --sqlite-sync) apply to every command, the others to serve:
 `;
 
 const HELP: Record<string, string> = {

@@ -78,7 +78,7 @@ export const SETTINGS: Setting[] = [
     default: DEFAULT_HOSTS[r],
     help: `host name of region ${r}`,
   })),
-  { env: 'SILO_RATE_LIMIT_PER_MINUTE', flag: 'rate-limit-per-minute', kind: 'string', default: "the default plan's", help: 'requests per minute per client of the default plan; 0 = off' },
+  { env: 'SILO_RATE_LIMIT_PER_MINUTE', flag: 'rate-limit-per-minute', kind: 'string', default: "600, koa-silo's default plan", help: 'requests per minute per client of the default plan; 0 = off' },
   { env: 'SILO_MAX_DATA_BYTES', flag: 'max-data-bytes', kind: 'string', default: '10MB', help: 'size limit of file_data for the default plan (bytes, or 500KB, 10MB, 1GB)' },
   { env: 'SILO_PUBLIC_QUERIES', flag: 'public-queries', kind: 'boolean', default: 'false', help: 'allow query and search parameters on /public/<uuid>' },
   { env: 'SILO_TRUST_PROXY', flag: 'trust-proxy', kind: 'boolean', default: 'false', help: 'take the client address from X-Forwarded-For' },
