@@ -91,243 +91,37 @@ export function isOwnValue(obj: object, key: string, v: unknown, inherited: unkn
 
 /** Reads one segment from one value; its `miss` value (`null` or `undefined`) when it does not resolve. */
 export type Getter = (cur: unknown) => unknown;
-type GetterFactory = (key: string, index: number, miss: null | undefined) => Getter;
 
 /*
- * Getter factories: the same code, written out 24 times. V8 keeps inline caches per function
- * literal (closures of one literal share them), so one shared getter would see every key and
- * every object shape of every path and go megamorphic, several times slower than `obj.key`. The
- * first 24 distinct (position, key) pairs a process compiles get a literal of their own (for
- * good: its caches only ever see that key at that depth of a path, which is where one shape of
- * object tends to be); later pairs share `sharedGetter`. Behaviour is the same for all of them:
- * see `isOwnValue` for the own-property test.
+ * One getter for every key. (An earlier version kept 24 copies of this literal so that the first
+ * keys of a process got inline caches of their own; it flattered micro-benchmarks more than a
+ * server that compiles many paths, and was removed: one copy, honest numbers.)
  */
-const FACTORIES: readonly GetterFactory[] = [
-  (key, index, miss) => (cur) => {
+function ownGetter(key: string, index: number, miss: null | undefined): Getter {
+  return (cur) => {
     if (typeof cur !== 'object' || cur === null) return miss;
     if (Array.isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
     const v = (cur as Record<string, unknown>)[key];
     if (v === undefined) return miss;
-    if (v !== PROBE[key]) { const p: unknown = Object.getPrototypeOf(cur); if (p === Object.prototype || p === null) return v; }
-    return Object.hasOwn(cur, key) ? v : miss;
-  },
-  (key, index, miss) => (cur) => {
-    if (typeof cur !== 'object' || cur === null) return miss;
-    if (Array.isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
-    const v = (cur as Record<string, unknown>)[key];
-    if (v === undefined) return miss;
-    if (v !== PROBE[key]) { const p: unknown = Object.getPrototypeOf(cur); if (p === Object.prototype || p === null) return v; }
-    return Object.hasOwn(cur, key) ? v : miss;
-  },
-  (key, index, miss) => (cur) => {
-    if (typeof cur !== 'object' || cur === null) return miss;
-    if (Array.isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
-    const v = (cur as Record<string, unknown>)[key];
-    if (v === undefined) return miss;
-    if (v !== PROBE[key]) { const p: unknown = Object.getPrototypeOf(cur); if (p === Object.prototype || p === null) return v; }
-    return Object.hasOwn(cur, key) ? v : miss;
-  },
-  (key, index, miss) => (cur) => {
-    if (typeof cur !== 'object' || cur === null) return miss;
-    if (Array.isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
-    const v = (cur as Record<string, unknown>)[key];
-    if (v === undefined) return miss;
-    if (v !== PROBE[key]) { const p: unknown = Object.getPrototypeOf(cur); if (p === Object.prototype || p === null) return v; }
-    return Object.hasOwn(cur, key) ? v : miss;
-  },
-  (key, index, miss) => (cur) => {
-    if (typeof cur !== 'object' || cur === null) return miss;
-    if (Array.isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
-    const v = (cur as Record<string, unknown>)[key];
-    if (v === undefined) return miss;
-    if (v !== PROBE[key]) { const p: unknown = Object.getPrototypeOf(cur); if (p === Object.prototype || p === null) return v; }
-    return Object.hasOwn(cur, key) ? v : miss;
-  },
-  (key, index, miss) => (cur) => {
-    if (typeof cur !== 'object' || cur === null) return miss;
-    if (Array.isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
-    const v = (cur as Record<string, unknown>)[key];
-    if (v === undefined) return miss;
-    if (v !== PROBE[key]) { const p: unknown = Object.getPrototypeOf(cur); if (p === Object.prototype || p === null) return v; }
-    return Object.hasOwn(cur, key) ? v : miss;
-  },
-  (key, index, miss) => (cur) => {
-    if (typeof cur !== 'object' || cur === null) return miss;
-    if (Array.isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
-    const v = (cur as Record<string, unknown>)[key];
-    if (v === undefined) return miss;
-    if (v !== PROBE[key]) { const p: unknown = Object.getPrototypeOf(cur); if (p === Object.prototype || p === null) return v; }
-    return Object.hasOwn(cur, key) ? v : miss;
-  },
-  (key, index, miss) => (cur) => {
-    if (typeof cur !== 'object' || cur === null) return miss;
-    if (Array.isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
-    const v = (cur as Record<string, unknown>)[key];
-    if (v === undefined) return miss;
-    if (v !== PROBE[key]) { const p: unknown = Object.getPrototypeOf(cur); if (p === Object.prototype || p === null) return v; }
-    return Object.hasOwn(cur, key) ? v : miss;
-  },
-  (key, index, miss) => (cur) => {
-    if (typeof cur !== 'object' || cur === null) return miss;
-    if (Array.isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
-    const v = (cur as Record<string, unknown>)[key];
-    if (v === undefined) return miss;
-    if (v !== PROBE[key]) { const p: unknown = Object.getPrototypeOf(cur); if (p === Object.prototype || p === null) return v; }
-    return Object.hasOwn(cur, key) ? v : miss;
-  },
-  (key, index, miss) => (cur) => {
-    if (typeof cur !== 'object' || cur === null) return miss;
-    if (Array.isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
-    const v = (cur as Record<string, unknown>)[key];
-    if (v === undefined) return miss;
-    if (v !== PROBE[key]) { const p: unknown = Object.getPrototypeOf(cur); if (p === Object.prototype || p === null) return v; }
-    return Object.hasOwn(cur, key) ? v : miss;
-  },
-  (key, index, miss) => (cur) => {
-    if (typeof cur !== 'object' || cur === null) return miss;
-    if (Array.isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
-    const v = (cur as Record<string, unknown>)[key];
-    if (v === undefined) return miss;
-    if (v !== PROBE[key]) { const p: unknown = Object.getPrototypeOf(cur); if (p === Object.prototype || p === null) return v; }
-    return Object.hasOwn(cur, key) ? v : miss;
-  },
-  (key, index, miss) => (cur) => {
-    if (typeof cur !== 'object' || cur === null) return miss;
-    if (Array.isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
-    const v = (cur as Record<string, unknown>)[key];
-    if (v === undefined) return miss;
-    if (v !== PROBE[key]) { const p: unknown = Object.getPrototypeOf(cur); if (p === Object.prototype || p === null) return v; }
-    return Object.hasOwn(cur, key) ? v : miss;
-  },
-  (key, index, miss) => (cur) => {
-    if (typeof cur !== 'object' || cur === null) return miss;
-    if (Array.isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
-    const v = (cur as Record<string, unknown>)[key];
-    if (v === undefined) return miss;
-    if (v !== PROBE[key]) { const p: unknown = Object.getPrototypeOf(cur); if (p === Object.prototype || p === null) return v; }
-    return Object.hasOwn(cur, key) ? v : miss;
-  },
-  (key, index, miss) => (cur) => {
-    if (typeof cur !== 'object' || cur === null) return miss;
-    if (Array.isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
-    const v = (cur as Record<string, unknown>)[key];
-    if (v === undefined) return miss;
-    if (v !== PROBE[key]) { const p: unknown = Object.getPrototypeOf(cur); if (p === Object.prototype || p === null) return v; }
-    return Object.hasOwn(cur, key) ? v : miss;
-  },
-  (key, index, miss) => (cur) => {
-    if (typeof cur !== 'object' || cur === null) return miss;
-    if (Array.isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
-    const v = (cur as Record<string, unknown>)[key];
-    if (v === undefined) return miss;
-    if (v !== PROBE[key]) { const p: unknown = Object.getPrototypeOf(cur); if (p === Object.prototype || p === null) return v; }
-    return Object.hasOwn(cur, key) ? v : miss;
-  },
-  (key, index, miss) => (cur) => {
-    if (typeof cur !== 'object' || cur === null) return miss;
-    if (Array.isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
-    const v = (cur as Record<string, unknown>)[key];
-    if (v === undefined) return miss;
-    if (v !== PROBE[key]) { const p: unknown = Object.getPrototypeOf(cur); if (p === Object.prototype || p === null) return v; }
-    return Object.hasOwn(cur, key) ? v : miss;
-  },
-  (key, index, miss) => (cur) => {
-    if (typeof cur !== 'object' || cur === null) return miss;
-    if (Array.isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
-    const v = (cur as Record<string, unknown>)[key];
-    if (v === undefined) return miss;
-    if (v !== PROBE[key]) { const p: unknown = Object.getPrototypeOf(cur); if (p === Object.prototype || p === null) return v; }
-    return Object.hasOwn(cur, key) ? v : miss;
-  },
-  (key, index, miss) => (cur) => {
-    if (typeof cur !== 'object' || cur === null) return miss;
-    if (Array.isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
-    const v = (cur as Record<string, unknown>)[key];
-    if (v === undefined) return miss;
-    if (v !== PROBE[key]) { const p: unknown = Object.getPrototypeOf(cur); if (p === Object.prototype || p === null) return v; }
-    return Object.hasOwn(cur, key) ? v : miss;
-  },
-  (key, index, miss) => (cur) => {
-    if (typeof cur !== 'object' || cur === null) return miss;
-    if (Array.isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
-    const v = (cur as Record<string, unknown>)[key];
-    if (v === undefined) return miss;
-    if (v !== PROBE[key]) { const p: unknown = Object.getPrototypeOf(cur); if (p === Object.prototype || p === null) return v; }
-    return Object.hasOwn(cur, key) ? v : miss;
-  },
-  (key, index, miss) => (cur) => {
-    if (typeof cur !== 'object' || cur === null) return miss;
-    if (Array.isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
-    const v = (cur as Record<string, unknown>)[key];
-    if (v === undefined) return miss;
-    if (v !== PROBE[key]) { const p: unknown = Object.getPrototypeOf(cur); if (p === Object.prototype || p === null) return v; }
-    return Object.hasOwn(cur, key) ? v : miss;
-  },
-  (key, index, miss) => (cur) => {
-    if (typeof cur !== 'object' || cur === null) return miss;
-    if (Array.isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
-    const v = (cur as Record<string, unknown>)[key];
-    if (v === undefined) return miss;
-    if (v !== PROBE[key]) { const p: unknown = Object.getPrototypeOf(cur); if (p === Object.prototype || p === null) return v; }
-    return Object.hasOwn(cur, key) ? v : miss;
-  },
-  (key, index, miss) => (cur) => {
-    if (typeof cur !== 'object' || cur === null) return miss;
-    if (Array.isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
-    const v = (cur as Record<string, unknown>)[key];
-    if (v === undefined) return miss;
-    if (v !== PROBE[key]) { const p: unknown = Object.getPrototypeOf(cur); if (p === Object.prototype || p === null) return v; }
-    return Object.hasOwn(cur, key) ? v : miss;
-  },
-  (key, index, miss) => (cur) => {
-    if (typeof cur !== 'object' || cur === null) return miss;
-    if (Array.isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
-    const v = (cur as Record<string, unknown>)[key];
-    if (v === undefined) return miss;
-    if (v !== PROBE[key]) { const p: unknown = Object.getPrototypeOf(cur); if (p === Object.prototype || p === null) return v; }
-    return Object.hasOwn(cur, key) ? v : miss;
-  },
-  (key, index, miss) => (cur) => {
-    if (typeof cur !== 'object' || cur === null) return miss;
-    if (Array.isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
-    const v = (cur as Record<string, unknown>)[key];
-    if (v === undefined) return miss;
-    if (v !== PROBE[key]) { const p: unknown = Object.getPrototypeOf(cur); if (p === Object.prototype || p === null) return v; }
-    return Object.hasOwn(cur, key) ? v : miss;
-  },
-];
-
-const sharedGetter: GetterFactory = (key, index, miss) => (cur) => {
-  if (typeof cur !== 'object' || cur === null) return miss;
-  if (Array.isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
-  const v = (cur as Record<string, unknown>)[key];
-  if (v === undefined) return miss;
-  return isOwnValue(cur, key, v, PROBE[key]) ? v : miss;
-};
+    return isOwnValue(cur, key, v, PROBE[key]) ? v : miss;
+  };
+}
 
 /** The getter for `__proto__`: asks `hasOwn` first, never reads the prototype accessor. */
-const strictGetter: GetterFactory = (key, index, miss) => (cur) => {
-  if (typeof cur !== 'object' || cur === null) return miss;
-  if (Array.isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
-  if (!Object.hasOwn(cur, key)) return miss;
-  const v = (cur as Record<string, unknown>)[key];
-  return v === undefined ? miss : v;
-};
+function strictGetter(key: string, index: number, miss: null | undefined): Getter {
+  return (cur) => {
+    if (typeof cur !== 'object' || cur === null) return miss;
+    if (Array.isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
+    if (!Object.hasOwn(cur, key)) return miss;
+    const v = (cur as Record<string, unknown>)[key];
+    return v === undefined ? miss : v;
+  };
+}
 
-/** Which factory each (position, key) pair got. */
-const factoryOfSlot = new Map<string, GetterFactory>();
-
-/** The getter of one segment, at `position` in its path. */
-export function compileSegment(segment: Segment, miss: null | undefined = undefined, position = 0): Getter {
+/** The getter of one segment. */
+export function compileSegment(segment: Segment, miss: null | undefined = undefined): Getter {
   const { key, index } = segment;
-  if (key === '__proto__') return strictGetter(key, index, miss);
-  const slot = `${position}\u0000${key}`;
-  let factory = factoryOfSlot.get(slot);
-  if (factory === undefined) {
-    factory = FACTORIES[factoryOfSlot.size] ?? sharedGetter;
-    if (factoryOfSlot.size < FACTORIES.length) factoryOfSlot.set(slot, factory);
-  }
-  return factory(key, index, miss);
+  return key === '__proto__' ? strictGetter(key, index, miss) : ownGetter(key, index, miss);
 }
 
 /** The element `index` of `value` when it is an array that long; otherwise `undefined`. */
@@ -344,7 +138,7 @@ export function elementAt(value: unknown, index: number): unknown {
  */
 export function compileSegments(segments: readonly Segment[], miss: null | undefined = undefined): Accessor {
   const last = segments.length - 1;
-  const g = segments.map((s, i) => compileSegment(s, i === last ? miss : null, i));
+  const g = segments.map((s, i) => compileSegment(s, i === last ? miss : null));
   switch (g.length) {
     case 0:
       return (v) => (v === undefined ? miss : v);
