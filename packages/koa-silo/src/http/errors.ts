@@ -7,6 +7,7 @@ import type { Context } from 'koa';
 import { SiloQueryError } from 'silo-query';
 import { SiloError, StorageUnavailableError, type ValidationIssue } from '../errors.js';
 import type { SiloLogger } from '../options.js';
+import { redactKeyValues } from './redact.js';
 import { sendJson } from './respond.js';
 
 /** 404 for a path Silo owns but has no route for (and for every unknown path with notFound 'json'). */
@@ -71,7 +72,7 @@ export function renderError(ctx: Context, err: unknown, logger: SiloLogger): voi
   }
   if (err instanceof SiloError) {
     if (err instanceof StorageUnavailableError) {
-      logger.error(`silo: storage unavailable on ${ctx.method} ${ctx.path}`, err.cause ?? err);
+      logger.error(`silo: storage unavailable on ${ctx.method} ${redactKeyValues(ctx.path)}`, err.cause ?? err);
       ctx.set('Retry-After', '1');
     }
     for (const [name, value] of Object.entries(err.headers)) ctx.set(name, value);
@@ -79,7 +80,7 @@ export function renderError(ctx: Context, err: unknown, logger: SiloLogger): voi
     sendJson(ctx, err.status, { detail });
     return;
   }
-  logger.error(`silo: unexpected error on ${ctx.method} ${ctx.path}`, err);
+  logger.error(`silo: unexpected error on ${ctx.method} ${redactKeyValues(ctx.path)}`, err);
   sendJson(ctx, 500, { detail: INTERNAL });
 }
 
