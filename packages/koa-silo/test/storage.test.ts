@@ -161,6 +161,17 @@ describe.skipIf(!haveRedis)('storage facade on Redis', () => {
     expect(await client.sendCommand(['GET', dataKey])).toBe(`${JSON.stringify(created)}\n{"a":1}`);
   });
 
+  it('lists silos when the Keyv namespace equals the storage prefix', async () => {
+    // Keyv prefixes `ns:`-keys once for get but twice for getMany; listings read many at once.
+    const storage = createStorage({ main: makeRedisKeyv(), prefix: namespace });
+    const { accounts, silos } = createServices(storage);
+    await accounts.createAccount('acme');
+    const created = await silos.create('acme', { file_name: 'f', file_data: {} });
+    const page = await silos.list('acme', 1, 10);
+    expect(page.metadata.total_items).toBe(1);
+    expect(page.silos.map((s) => s.file_uuid)).toEqual([created.file_uuid]);
+  });
+
   it('answers 503 within its time limit when Redis cannot be reached', async () => {
     // Port 1 on loopback: nothing listens there.
     const adapter = new KeyvRedis('redis://127.0.0.1:1');

@@ -38,6 +38,15 @@ function hasThrowSwitch(store: unknown): store is ThrowingSwitch {
   return typeof store === 'object' && store !== null && 'throwOnErrors' in store;
 }
 
+/** Adapters that read many keys at once (one MGET on Redis). */
+interface ManyReader {
+  getMany(keys: string[]): Promise<unknown[]>;
+}
+
+function hasGetMany(store: unknown): store is ManyReader {
+  return typeof store === 'object' && store !== null && 'getMany' in store && typeof store.getMany === 'function';
+}
+
 const configured = new WeakSet<Keyv>();
 
 /** Applies Silo's settings to `keyv` (idempotent). */
@@ -79,15 +88,16 @@ export class KeyvTextStore {
   /**
    * Many keys in one call where the adapter has `getMany` (one MGET on Redis). Keyv's own fallback
    * without `getMany` turns failures into "missing" (Promise.allSettled), so Silo fans out itself.
+   * The adapter is called directly, with each key prefixed as `get` prefixes it: Keyv's array
+   * path prefixes keys that already start with its namespace a second time (a Keyv with namespace
+   * `silo` would then miss every `silo:` key of a listing).
    */
   getMany(keys: string[]): Promise<(string | undefined)[]> {
     if (keys.length === 0) return Promise.resolve([]);
-    const store: unknown = this.keyv.store;
-    const hasGetMany =
-      typeof store === 'object' && store !== null && 'getMany' in store && typeof store.getMany === 'function';
-    if (!hasGetMany) return Promise.all(keys.map((key) => this.get(key)));
+    const store = this.keyv.store as unknown;
+    if (!hasGetMany(store)) return Promise.all(keys.map((key) => this.get(key)));
     return guarded('getMany', this.#timeoutMs, async () => {
-      const values: unknown[] = await this.keyv.getMany(keys);
+      const values = await store.getMany(keys.map((key) => this.keyvKey(key)));
       return values.map((value) => (typeof value === 'string' ? value : undefined));
     });
   }
