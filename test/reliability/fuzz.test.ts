@@ -162,7 +162,8 @@ const fileData = fc.oneof(
   fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 3 }), { maxKeys: 5 }),
   fc.array(fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 4 }), { maxLength: 5 }),
   fc.jsonValue({ maxDepth: 2 }),
-  fc.constant({ __proto__: null, ['__proto__']: { polluted: true }, constructor: { prototype: { polluted: true } } }),
+  // Own `__proto__` and `constructor` keys (as JSON.parse makes them), nested.
+  fc.constant(JSON.parse('{"__proto__":{"polluted":true},"constructor":{"prototype":{"polluted":true}}}') as unknown),
 );
 const siloBody = fc
   .record(
