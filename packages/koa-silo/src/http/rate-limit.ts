@@ -4,11 +4,20 @@
  * with Retry-After. A plan with `rateLimitPerMinute: 0` is not limited (and gets no headers).
  */
 import type { Context } from 'koa';
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, RLWrapperTimeouts, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Plan, RateLimitStore, SiloLogger } from '../options.js';
 import { TooManyRequestsError } from './errors.js';
 
 const WINDOW_SECONDS = 60;
+
+/**
+ * How long a request waits for its Redis counter. A Redis that hangs (frozen, or a network that
+ * drops packets without a reset) keeps its connection "ready", so rate-limiter-flexible would wait
+ * for as long as it hangs, and an anonymous public read, limited before any storage call, with it.
+ * After this (a healthy Redis answers in a millisecond), the request is counted in this process
+ * instead, as while Redis is away; so it adds at most this to a request's storage time limit.
+ */
+const REDIS_COUNTER_TIMEOUT_MS = 500;
 
 export interface RateLimit {
   /** Count one request of `client` under `plan`; throws TooManyRequestsError over the limit. */
@@ -23,17 +32,20 @@ export function createRateLimit(store: RateLimitStore, plans: Record<string, Pla
     if (limiter) return limiter;
     const keyPrefix = `${'redis' in store ? (store.keyPrefix ?? 'silo:rl') : 'silo:rl'}:${planName}`;
     const options = { points, duration: WINDOW_SECONDS, keyPrefix };
-    limiter =
-      'redis' in store
-        ? new RateLimiterRedis({
-            ...options,
-            storeClient: store.redis,
-            useRedisPackage: true,
-            rejectIfRedisNotReady: true,
-            // While Redis is away, count in this process rather than refuse or stop limiting.
-            insuranceLimiter: new RateLimiterMemory(options),
-          })
-        : new RateLimiterMemory(options);
+    if ('redis' in store) {
+      // While Redis is away, count in this process rather than refuse or stop limiting.
+      const insuranceLimiter = new RateLimiterMemory(options);
+      const redis = new RateLimiterRedis({
+        ...options,
+        storeClient: store.redis,
+        useRedisPackage: true,
+        rejectIfRedisNotReady: true,
+        insuranceLimiter,
+      });
+      limiter = new RLWrapperTimeouts({ limiter: redis, timeoutMs: REDIS_COUNTER_TIMEOUT_MS, insuranceLimiter });
+    } else {
+      limiter = new RateLimiterMemory(options);
+    }
     limiters.set(planName, limiter);
     return limiter;
   };
