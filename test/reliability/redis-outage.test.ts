@@ -203,5 +203,4 @@ describe.skipIf(!canRun)('Redis outage under load', () => {
       `frozen ${FREEZE_MS / 1000} s: ${result.requests} requests, ${result.unavailable} answered 503, slowest ${result.slowestMs} ms, recovered ${result.recoveryMs} ms after resume`,
     );
   }, 40_000);
-
 });

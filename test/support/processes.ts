@@ -92,17 +92,3 @@ export function spawnTracked(command: string, args: string[], options: SpawnOpti
     },
   };
 }
-
-/** Stops every process still running (for afterAll). */
-export async function stopAll(): Promise<void> {
-  await Promise.all(
-    [...live].map(
-      (child) =>
-        new Promise<void>((resolve) => {
-          if (child.exitCode !== null || child.signalCode !== null) return resolve();
-          child.once('exit', () => resolve());
-          child.kill('SIGKILL');
-        }),
-    ),
-  );
-}
