@@ -14,6 +14,9 @@ export interface BodyLimit {
   planBytes: number;
 }
 
+/** Content codings a client may well send (all refused), by their registered names. */
+const KNOWN_CODINGS = /^(gzip|x-gzip|deflate|br|zstd|compress|x-compress|aes128gcm|exi|pack200-gzip)$/;
+
 /** No body at all: the contract's "Field required" at ["body"]. */
 const EMPTY = Symbol('empty body');
 
@@ -30,7 +33,9 @@ async function readBodyText(ctx: Context, limit: BodyLimit): Promise<string | ty
   const req = ctx.req;
   const encoding = (req.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
   if (encoding !== 'identity' && encoding !== '') {
-    throw new UnsupportedMediaTypeError(`Content-Encoding ${encoding} is not supported: send the JSON uncompressed`);
+    // Named back only when it is a known coding: an error body never repeats arbitrary input.
+    const named = KNOWN_CODINGS.test(encoding) ? `Content-Encoding ${encoding}` : 'This Content-Encoding';
+    throw new UnsupportedMediaTypeError(`${named} is not supported: send the JSON uncompressed`);
   }
   const declared = req.headers['content-length'];
   if (declared !== undefined) {
@@ -119,9 +124,18 @@ export function parseJson(text: string, maxDepth: number): unknown {
   try {
     return JSON.parse(text);
   } catch (err) {
-    const reason = err instanceof Error ? err.message : 'invalid JSON';
-    throw new ValidationError([{ loc: ['body'], msg: `JSON decode error: ${reason}`, type: 'json_invalid' }]);
+    throw new ValidationError([{ loc: ['body'], msg: `JSON decode error: ${decodeReason(err)}`, type: 'json_invalid' }]);
   }
+}
+
+/**
+ * JSON.parse's message without the excerpt of the body that V8 quotes (`Unexpected token 's',
+ * ..."name": silo_man_P"... is not valid JSON`): an error body never repeats the client's input,
+ * which may hold a key pasted in the wrong place. Positions and the offending character stay.
+ */
+function decodeReason(err: unknown): string {
+  const message = err instanceof Error ? err.message : 'invalid JSON';
+  return message.replace(/, (?:\.\.\.)?".*"(?:\.\.\.)? is not valid JSON$/s, ' (not valid JSON)');
 }
 
 /** The deepest bracket nesting of `text` outside strings; stops counting once past `stopAt`. */
