@@ -58,7 +58,7 @@ const isString = (r: unknown): string | undefined =>
 const nonEmptyArray = (r: unknown): string | undefined =>
   Array.isArray(r) && r.length > 0 ? undefined : 'expected a non-empty array of matches';
 const emptyArray = (r: unknown): string | undefined =>
-  Array.isArray(r) && r.length === 0 ? undefined : 'expected [] (the string does not end in b)';
+  Array.isArray(r) && r.length === 0 ? undefined : 'expected [] (the string has no b)';
 
 /**
  * Hand-written LIKE for patterns made of literals and `%` only: anchored first and last
@@ -205,29 +205,66 @@ export function buildCases(): BenchCase[] {
     );
   }
 
-  const likeParts = ['', 'a', 'a', 'a', 'a', 'b'] as const;
-  cases.push({
-    id: 'like-worst-case',
-    title: 'LIKE worst case `%a%a%a%a%b` (100 000 × `a`)',
-    group: 'like',
-    params: 'q=s&value=%25a%25a%25a%25a%25b&op=lk',
-    data: like,
-    jsonpath: {
-      na: 'JSONPath has no LIKE; emulating it with a regular expression (`match`) backtracks ' +
-        'catastrophically on this input',
+  const likeNa = {
+    na: 'JSONPath has no LIKE; emulating it with a regular expression (`match`) backtracks ' +
+      'catastrophically on this input',
+  };
+  const likeBaseline = (parts: readonly string[]): Fn => (d) => {
+    const a = d as Array<{ s: string }>;
+    const out: Array<{ s: string }> = [];
+    for (let i = 0; i < a.length; i++) {
+      const o = a[i]!;
+      if (likePercentOnly(o.s, parts)) out.push(o);
+    }
+    return out;
+  };
+  cases.push(
+    {
+      id: 'like-worst-case',
+      title: 'LIKE worst case `%a%a%a%a%b` (100 000 × `a`)',
+      group: 'like',
+      params: 'q=s&value=%25a%25a%25a%25a%25b&op=lk',
+      data: like,
+      jsonpath: likeNa,
+      baseline: likeBaseline(['', 'a', 'a', 'a', 'a', 'b']),
+      baselineCode: 'filter loop with a greedy indexOf matcher for %-only patterns (likePercentOnly)',
+      check: emptyArray,
     },
-    baseline: (d) => {
-      const a = d as Array<{ s: string }>;
-      const out: Array<{ s: string }> = [];
-      for (let i = 0; i < a.length; i++) {
-        const o = a[i]!;
-        if (likePercentOnly(o.s, likeParts)) out.push(o);
-      }
-      return out;
+    {
+      // Not in the issue: the same pattern with a trailing `%`, so that no implementation can
+      // settle it by checking a fixed suffix; the matcher has to scan the whole string.
+      id: 'like-unanchored',
+      title: 'LIKE `%a%a%a%a%b%` (100 000 × `a`, extra: no fixed suffix)',
+      group: 'like',
+      params: 'q=s&value=%25a%25a%25a%25a%25b%25&op=lk',
+      data: like,
+      jsonpath: likeNa,
+      baseline: likeBaseline(['', 'a', 'a', 'a', 'a', 'b', '']),
+      baselineCode: 'filter loop with a greedy indexOf matcher for %-only patterns (likePercentOnly)',
+      check: emptyArray,
     },
-    baselineCode: "filter loop with a greedy indexOf matcher for %-only patterns (likePercentOnly)",
-    check: emptyArray,
-  });
+    {
+      // Not in the issue either: case-insensitive, which rules out plain string search and
+      // makes the code-point matcher (with case folding) walk the string.
+      id: 'ilike-unanchored',
+      title: 'ILIKE `%A%A%A%A%B%` (100 000 × `a`, extra: case-folding matcher)',
+      group: 'like',
+      params: 'q=s&value=%25A%25A%25A%25A%25B%25&op=il',
+      data: like,
+      jsonpath: likeNa,
+      baseline: (d) => {
+        const a = d as Array<{ s: string }>;
+        const out: Array<{ s: string }> = [];
+        for (let i = 0; i < a.length; i++) {
+          const o = a[i]!;
+          if (likePercentOnly(o.s.toLowerCase(), ['', 'a', 'a', 'a', 'a', 'b', ''])) out.push(o);
+        }
+        return out;
+      },
+      baselineCode: 'the same loop over s.toLowerCase()',
+      check: emptyArray,
+    },
+  );
   return cases;
 }
 

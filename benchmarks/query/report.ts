@@ -50,10 +50,13 @@ export interface QueryBenchResults {
   v8: string;
   jsonpathPlus: string;
   siloQuery: { version: string; build: string; file: string; note: string } | null;
+  /** HEAD when the run started, and the last commit that touched packages/silo-query/src. */
   commit: string | null;
+  siloQueryCommit: string | null;
   harness: { rounds: number; roundMs: number; warmupMs: number; interleaved: true };
   validation: { comparisons: number; passed: boolean };
-  likeProbe: { ms: number | null; timedOut: boolean; limitMs: number } | null;
+  /** One uncontrolled call per LIKE case in a child process, before anything else. */
+  likeProbes: Array<{ caseId: string; ms: number | null; timedOut: boolean; limitMs: number }>;
   cases: CaseResult[];
   targets: TargetResult[];
   durationSeconds: number;
@@ -82,6 +85,13 @@ export function fmtMs(ms: number): string {
   return `${(ms * 1e6).toPrecision(3)} ns`;
 }
 
+/** Milliseconds written as milliseconds (the unit the LIKE target is stated in). */
+export function fmtMsPlain(ms: number): string {
+  if (ms >= 1) return `${ms.toFixed(2)} ms`;
+  if (ms >= 0.001) return `${ms.toFixed(4)} ms`;
+  return `${ms.toPrecision(2)} ms`;
+}
+
 export function fmtRatio(r: number | null): string {
   if (r === null) return 'n/a';
   if (r >= 100) return `${Math.round(r)}×`;
@@ -92,7 +102,7 @@ export function fmtRatio(r: number | null): string {
 function cell(r: CandidateResult, c: CaseResult, key: CandidateKey): string {
   if (!isMeasured(r)) return 'n/a';
   const spread = `±${Math.max(1, Math.round(r.relativeMad * 100))}%`;
-  const ms = c.group === 'path' ? '' : ` (${fmtMs(r.msPerOp)})`;
+  const ms = c.group === 'path' ? '' : c.group === 'like' ? ` (${fmtMsPlain(r.msPerOp)})` : ` (${fmtMs(r.msPerOp)})`;
   const mark = key === 'jsonpath' && 'eval' in c.jsonpath && c.jsonpath.eval === 'safe' ? ' †' : '';
   return `${fmtOps(r.opsPerSec)} ${spread}${ms}${mark}`;
 }
@@ -116,7 +126,8 @@ export function renderMarkdown(res: QueryBenchResults): string {
   L.push(`- Node ${res.node} (V8 ${res.v8}); jsonpath-plus ${res.jsonpathPlus}`);
   L.push(res.siloQuery
     ? `- silo-query ${res.siloQuery.version}, measured: ${res.siloQuery.note}` +
-      (res.commit ? `; repository at commit ${res.commit}` : '')
+      (res.commit ? `; repository at commit ${res.commit}` : '') +
+      (res.siloQueryCommit ? ` (silo-query/src last changed in ${res.siloQueryCommit})` : '')
     : '- silo-query: not available in this run');
   L.push(`- Harness: per candidate, calibration and ${res.harness.warmupMs} ms warm-up, then the median ` +
     `of ${res.harness.rounds} rounds of ~${res.harness.roundMs} ms each; the rounds of the candidates of ` +
@@ -124,6 +135,10 @@ export function renderMarkdown(res: QueryBenchResults): string {
     `of the rounds. Whole run: ${Math.round(res.durationSeconds)} s.`);
   L.push(`- Validation: before timing, every candidate returned a deep-equal result on every case ` +
     `(${res.validation.comparisons} comparisons).`);
+  if (res.likeProbes.length > 0) {
+    L.push('- LIKE probe (one cold call per LIKE case in a fresh process, before anything else): ' +
+      res.likeProbes.map((p) => `${p.caseId} ${p.ms === null ? (p.timedOut ? `timed out (> ${p.limitMs} ms)` : 'failed') : fmtMsPlain(p.ms)}`).join(', ') + '.');
+  }
   L.push('');
   L.push('## ops/s (higher is better)');
   L.push('');
@@ -135,7 +150,7 @@ export function renderMarkdown(res: QueryBenchResults): string {
       `${fmtRatio(c.ratios.compileVsBaseline)} |`);
   }
   L.push('');
-  L.push('Search and LIKE cells also give the median time per call in parentheses. ' +
+  L.push('Search and LIKE cells also give the median time per call in parentheses (in ms for LIKE). ' +
     'jsonpath-plus runs with `eval: false` on the path cases; † marks filter expressions, which ' +
     '`eval: false` rejects ("Eval [?(expr)] prevented"), so they run with `eval: \'safe\'` ' +
     '(jsonpath-plus\'s own expression interpreter: no `eval`, `Function` or `vm`; never `\'native\'`). ' +

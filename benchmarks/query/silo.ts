@@ -30,6 +30,8 @@ export interface LoadedSilo {
 const DIST_URL = new URL('../../packages/silo-query/dist/index.js', import.meta.url);
 const SRC_URL = new URL('../../packages/silo-query/src/index.js', import.meta.url);
 const SRC_DIR = new URL('../../packages/silo-query/src/', import.meta.url);
+const DIST_DIR = new URL('../../packages/silo-query/dist/', import.meta.url);
+const BUILD_INFO = new URL('../../packages/silo-query/tsconfig.tsbuildinfo', import.meta.url);
 
 function mtime(path: string): number | undefined {
   try {
@@ -39,13 +41,18 @@ function mtime(path: string): number | undefined {
   }
 }
 
-function newestSourceMtime(dir: string): number {
+/** The newest mtime among the `.ts` files under `dir`, and whether each has a `.js` in dist. */
+function sourceState(dir: string, distDir: string): { newest: number; allBuilt: boolean } {
   let newest = 0;
+  let allBuilt = true;
   for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
-    if (!entry.isFile() || !entry.name.endsWith('.ts')) continue;
-    newest = Math.max(newest, mtime(`${entry.parentPath}/${entry.name}`) ?? 0);
+    if (!entry.isFile() || !entry.name.endsWith('.ts') || entry.name.endsWith('.d.ts')) continue;
+    const file = `${entry.parentPath}/${entry.name}`;
+    newest = Math.max(newest, mtime(file) ?? 0);
+    const rel = file.slice(dir.length).replace(/^\//, '').replace(/\.ts$/, '.js');
+    if (mtime(`${distDir}/${rel}`) === undefined) allBuilt = false;
   }
-  return newest;
+  return { newest, allBuilt };
 }
 
 function asApi(mod: unknown): SiloQueryApi | undefined {
@@ -74,15 +81,18 @@ export async function loadSiloQueryFrom(file: string): Promise<LoadedSilo> {
 }
 
 /**
- * `auto`: dist when it exists, exports query and compile and is not older than any source file;
+ * `auto`: dist when it exists, exports query and compile and was built after the last source
+ * change (tsbuildinfo not older than any src file, every src file has its .js);
  * otherwise src. `dist` / `src`: exactly that one (an error if it is not usable).
  */
 export async function loadSiloQuery(choice: SiloChoice = 'auto'): Promise<LoadedSilo> {
   const distFile = fileURLToPath(DIST_URL);
   const srcFile = fileURLToPath(SRC_URL).replace(/\.js$/, '.ts');
   const distTime = mtime(distFile);
-  const srcTime = newestSourceMtime(fileURLToPath(SRC_DIR));
-  const distFresh = distTime !== undefined && distTime >= srcTime;
+  // tsc -b rewrites only the outputs that changed, so the build time is the tsbuildinfo's.
+  const buildTime = Math.max(mtime(fileURLToPath(BUILD_INFO)) ?? 0, distTime ?? 0);
+  const src = sourceState(fileURLToPath(SRC_DIR), fileURLToPath(DIST_DIR));
+  const distFresh = distTime !== undefined && src.allBuilt && buildTime >= src.newest;
 
   if (choice === 'dist' || (choice === 'auto' && distFresh)) {
     const api = await tryImport(DIST_URL);
