@@ -64,13 +64,6 @@ export function parsePath(path: string): { segments: Segment[] } | { empty: numb
 }
 
 export const OP: Record<string, unknown> = Object.prototype as Record<string, unknown>;
-/**
- * An empty object whose prototype is Object.prototype: `PROBE[key]` is `Object.prototype[key]`,
- * but read through a small fast-mode object, so the engine answers it from its inline cache
- * (Object.prototype itself is a large dictionary-mode object) and still sees any later change
- * to Object.prototype.
- */
-export const PROBE: Record<string, unknown> = Object.create(Object.prototype) as Record<string, unknown>;
 // Hot paths call Array.isArray, Object.getPrototypeOf and Object.hasOwn directly: the engine
 // folds those global loads, while a module-level alias costs a context load and check per call.
 
@@ -93,22 +86,12 @@ export function isOwnValue(obj: object, key: string, v: unknown, inherited: unkn
 export type Getter = (cur: unknown) => unknown;
 
 /*
- * One getter for every key. (An earlier version kept 24 copies of this literal so that the first
- * keys of a process got inline caches of their own; it flattered micro-benchmarks more than a
- * server that compiles many paths, and was removed: one copy, honest numbers.)
+ * One getter for every key, `__proto__` included: it asks `hasOwn` before it reads, so nothing
+ * inherited is ever read (no prototype accessor runs). An earlier version kept 24 copies of this
+ * literal so that the first keys of a process got inline caches of their own; it flattered
+ * micro-benchmarks more than a server that compiles many paths, and was removed.
  */
 function ownGetter(key: string, index: number, miss: null | undefined): Getter {
-  return (cur) => {
-    if (typeof cur !== 'object' || cur === null) return miss;
-    if (Array.isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
-    const v = (cur as Record<string, unknown>)[key];
-    if (v === undefined) return miss;
-    return isOwnValue(cur, key, v, PROBE[key]) ? v : miss;
-  };
-}
-
-/** The getter for `__proto__`: asks `hasOwn` first, never reads the prototype accessor. */
-function strictGetter(key: string, index: number, miss: null | undefined): Getter {
   return (cur) => {
     if (typeof cur !== 'object' || cur === null) return miss;
     if (Array.isArray(cur)) return index >= 0 && index < cur.length ? cur[index] : miss;
@@ -120,8 +103,7 @@ function strictGetter(key: string, index: number, miss: null | undefined): Gette
 
 /** The getter of one segment. */
 export function compileSegment(segment: Segment, miss: null | undefined = undefined): Getter {
-  const { key, index } = segment;
-  return key === '__proto__' ? strictGetter(key, index, miss) : ownGetter(key, index, miss);
+  return ownGetter(segment.key, segment.index, miss);
 }
 
 /** The element `index` of `value` when it is an array that long; otherwise `undefined`. */

@@ -83,6 +83,9 @@ function eqSearch(key: string, raw: string, negate: boolean, path: Emit): Search
   const num = parseJsonNumber(value) ?? Number.NaN; // NaN never equals
   const bool = value === 'true' ? true : value === 'false' ? false : undefined;
   const isNull = value === 'null';
+  // A value that is no number and no literal can only equal a string field: compare first, and
+  // check the element's kind only on a hit (a primitive element can only hit falsely).
+  if (!negate && Number.isNaN(num) && bool === undefined && !isNull) return stringEqSearch(key, value, path);
   return (data) => {
     if (!Array.isArray(data)) throw searchRequiresArray(data);
     const inherited = OP[key]; // Object.prototype cannot change during the loop
@@ -98,6 +101,25 @@ function eqSearch(key: string, raw: string, negate: boolean, path: Emit): Search
       else hit = f === null && isNull;
       if (hit) hit = isOwnValue(el, key, f, inherited);
       if (hit !== negate) {
+        if (path === undefined) out.push(el);
+        else out.push(path(el));
+      }
+    }
+    return out;
+  };
+}
+
+/** `eq` of a string `value` that only a string field can equal, on a one-segment `q`. */
+function stringEqSearch(key: string, value: string, path: Emit): Search {
+  return (data) => {
+    if (!Array.isArray(data)) throw searchRequiresArray(data);
+    const inherited = OP[key];
+    const out: unknown[] = [];
+    for (let i = 0; i < data.length; i++) {
+      const el: unknown = data[i];
+      if (el === null || el === undefined) continue;
+      const f = (el as Record<string, unknown>)[key];
+      if (f === value && typeof el === 'object' && !Array.isArray(el) && isOwnValue(el, key, f, inherited)) {
         if (path === undefined) out.push(el);
         else out.push(path(el));
       }
