@@ -66,22 +66,16 @@ describe('malformed HTTP on a raw socket to silo serve', () => {
     expect(ok.status).toBe(200);
   });
 
-  // KNOWN DEFECT of silo-server (reported, not fixed here): Node's default clientError handler
-  // answers these with a bare status line and no body, where the contract wants every error as
-  // JSON. A `clientError` listener on the server that writes `{"detail": ...}` (400, or 431 for
-  // oversized headers) fixes it. Turn `it.fails` into `it` then.
-  it.fails('answers each with a contract-shaped JSON body', () => {
+  // Node's default clientError handler answers a bare status line; silo serve answers JSON.
+  it('answers each with a contract-shaped JSON body', () => {
     for (const a of answers) {
       expect(a.text, a.name).toMatch(/content-type: application\/json/i);
       expect(a.text, a.name).toMatch(/\r\n\r\n\{"detail":/);
     }
   });
 
-  // KNOWN DEFECT of silo-server (reported, not fixed here): a body that breaks off mid-stream (a
-  // bad chunk size) reaches Koa's error event, which the server logs at level error as an
-  // "unhandled error" with a stack: any client can fill the error log. It is a client's fault (a
-  // 4xx), worth a warn line at most. Turn `it.fails` into `it` once it is.
-  it.fails('logs no client garbage at level error', () => {
+  // A body that breaks off mid-stream is the client's fault: a warn line, never an error line.
+  it('logs no client garbage at level error', () => {
     expect(server.output()).not.toMatch(/"level":"error"/);
   });
 });

@@ -7,7 +7,8 @@ import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import Koa, { type Context, type Next } from 'koa';
-import { ConflictError, createSilo, DEFAULT_PLAN, DEFAULT_PLAN_NAME, jsonNotFound, SiloError, type AccountService, type CreatedKey, type Silo } from 'koa-silo';
+import { ConflictError, createSilo, DEFAULT_PLAN, DEFAULT_PLAN_NAME, jsonNotFound, redactKeyValues, SiloError, type AccountService, type CreatedKey, type Silo } from 'koa-silo';
+import { clientErrorHandler, isClientFault } from './client-errors.js';
 import type { ServerConfig } from './config.js';
 import { createLogger, errorFields, type Logger } from './log.js';
 import { describeLocation, openStores, StartupError, type Stores } from './stores.js';
@@ -158,7 +159,9 @@ export function createApp(opts: {
   const app = new Koa();
   // Errors are logged by the request log and by Silo's logger; Koa's own printer stays quiet.
   app.on('error', (err: unknown) => {
-    if (!(err instanceof SiloError && err.status < 500)) logger.error('unhandled error', errorFields(err));
+    if (err instanceof SiloError && err.status < 500) return;
+    if (isClientFault(err)) logger.warn('client error', { error: (err as Error).message });
+    else logger.error('unhandled error', errorFields(err));
   });
 
   app.use(async function requestLog(ctx: Context, next: Next) {
@@ -168,10 +171,11 @@ export function createApp(opts: {
       const durationMs = Number(process.hrtime.bigint() - start) / 1e6;
       logger.info('request', {
         method: ctx.method,
-        path: ctx.path.length > 512 ? `${ctx.path.slice(0, 512)}…` : ctx.path,
+        // A key pasted into a path or the Host header must not reach the log.
+        path: redactKeyValues(ctx.path.length > 512 ? `${ctx.path.slice(0, 512)}…` : ctx.path),
         status: ctx.res.statusCode,
         duration_ms: Math.round(durationMs * 100) / 100,
-        host: ctx.hostname,
+        host: redactKeyValues(ctx.hostname),
         ip: clientAddress(ctx, opts.trustProxy),
         ...(ctx.res.writableFinished ? {} : { aborted: true }),
       });
@@ -263,6 +267,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     } catch (error) {
       throw new StartupError(`cannot use SILO_TLS_CERT/SILO_TLS_KEY: ${(error as Error).message}`);
     }
+    server.on('clientError', clientErrorHandler(logger));
     // Slow clients cannot hold a connection forever; large uploads still have minutes.
     server.headersTimeout = 30_000;
     server.requestTimeout = 300_000;
