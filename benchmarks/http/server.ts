@@ -1,0 +1,165 @@
+/**
+ * The Silo server under test, in its own process: `createSilo` from the built koa-silo
+ * (packages/koa-silo/dist) mounted on a bare Koa app, over the store named on the command line,
+ * rate limiting off. It seeds the silos the scenarios need through the programmatic API, then
+ * prints one JSON line (`{"ready": true, ...}`) with the port, keys and silo uuids.
+ *
+ *   node --import tsx benchmarks/http/server.ts --store=memory|sqlite|redis [--port=0]
+ *        [--seed=standard|big] [--data-dir=DIR] [--redis-url=redis://127.0.0.1:6379/11]
+ *        [--silo-module=/abs/path/to/another/koa-silo/dist/index.js]
+ *
+ * - memory: `new Keyv()`.
+ * - sqlite: silo-server's embedded store (packages/silo-server/dist) in `--data-dir`, opened as
+ *   `silo serve` opens it (one file, a table per store role, WAL, synchronous=NORMAL).
+ * - redis:  silo-server's Redis stores on `--redis-url` (a database the harness has flushed).
+ *
+ * SIGTERM closes the server and the stores, then exits 0 (so that `--cpu-prof` writes its file).
+ */
+import http from 'node:http';
+import path from 'node:path';
+import type { AddressInfo } from 'node:net';
+import Koa from 'koa';
+import { Keyv } from 'keyv';
+import { pathToFileURL } from 'node:url';
+import * as builtKoaSilo from '../../packages/koa-silo/dist/index.js';
+import type { Silo, SiloData, SiloOptions } from '../../packages/koa-silo/dist/index.js';
+import { openStores, parseStoreUrl, type Stores } from '../../packages/silo-server/dist/stores.js';
+import { make10mb, standardData } from './data.js';
+
+export type StoreKind = 'memory' | 'sqlite' | 'redis';
+export type SeedKind = 'standard' | 'big';
+
+/** What the server prints once it listens (one JSON line on stdout). */
+export interface ReadyLine {
+  ready: true;
+  pid: number;
+  port: number;
+  store: StoreKind;
+  seed: SeedKind;
+  keys: { manage: string; access: string };
+  /** Silo uuids by role (standard: small, large, items, contended, patch0..; big: big). */
+  silos: Record<string, string>;
+  /** The per-connection PATCH targets (standard seed). */
+  patchSilos: string[];
+  /** Compact JSON bytes of each seeded data set. */
+  bytes: Record<string, number>;
+  seedMs: number;
+}
+
+function arg(name: string): string | undefined {
+  const prefix = `--${name}=`;
+  return process.argv.slice(2).find((a) => a.startsWith(prefix))?.slice(prefix.length);
+}
+
+const store = (arg('store') ?? 'memory') as StoreKind;
+const seed = (arg('seed') ?? 'standard') as SeedKind;
+const port = Number(arg('port') ?? 0);
+const patchCount = Number(arg('patch-silos') ?? 50);
+
+// Another build of koa-silo (a branch, an experiment) can be measured in place of packages/koa-silo/dist.
+const siloModulePath = arg('silo-module');
+const { createSilo, REGIONS } = siloModulePath
+  ? ((await import(pathToFileURL(path.resolve(siloModulePath)).href)) as typeof builtKoaSilo)
+  : builtKoaSilo;
+
+async function openSiloOn(kind: StoreKind): Promise<{ silo: Silo; stores?: Stores }> {
+  const options: SiloOptions = {
+    // Rate limiting off (0 per minute); the default 10 MB data limit.
+    plans: { default: { maxDataBytes: 10_000_000, rateLimitPerMinute: 0 } },
+    rateLimit: { store: 'memory' },
+    notFound: 'json',
+    logger: { error: (message: string, err?: unknown) => console.error(message, err) },
+  };
+  if (kind === 'memory') return { silo: createSilo({ ...options, store: new Keyv() }) };
+  let url: string;
+  if (kind === 'sqlite') {
+    const dir = arg('data-dir');
+    if (!dir) throw new Error('--store=sqlite needs --data-dir');
+    url = `sqlite://${path.join(dir, 'silo.sqlite')}`;
+  } else if (kind === 'redis') {
+    url = arg('redis-url') ?? 'redis://127.0.0.1:6379/11';
+  } else {
+    throw new Error(`unknown store ${String(kind)}`);
+  }
+  const location = parseStoreUrl(url);
+  const stores = await openStores({
+    main: location,
+    regions: Object.fromEntries(REGIONS.map((r) => [r, location])) as Record<(typeof REGIONS)[number], typeof location>,
+  });
+  const silo = createSilo({
+    ...options,
+    store: stores.main.keyv,
+    regionStores: Object.fromEntries(REGIONS.map((r) => [r, stores.regions[r].keyv])),
+  });
+  return { silo, stores };
+}
+
+async function seedSilo(silo: Silo): Promise<Omit<ReadyLine, 'ready' | 'pid' | 'port' | 'store' | 'seed'>> {
+  const started = performance.now();
+  await silo.accounts.createAccount('bench');
+  const manage = await silo.accounts.createKey({ account: 'bench', type: 'manage', name: 'bench', duration: 'never' });
+  const access = await silo.accounts.createKey({ account: 'bench', type: 'access', name: 'bench' });
+  const silos: Record<string, string> = {};
+  const bytes: Record<string, number> = {};
+  const patchSilos: string[] = [];
+  const create = async (role: string, data: SiloData, isPublic: boolean) => {
+    const record = await silo.silos.create('bench', { file_name: `bench-${role}`, file_data: data, is_public: isPublic });
+    silos[role] = record.file_uuid;
+    bytes[role] = record.size;
+    return record.file_uuid;
+  };
+  if (seed === 'big') {
+    await create('big', make10mb(), true);
+  } else {
+    const d = standardData();
+    await create('small', d.doc1k, true);
+    await create('large', d.array1m, true);
+    await create('items', d.items10k, false);
+    await create('contended', d.doc1k, false);
+    for (let i = 0; i < patchCount; i++) patchSilos.push(await create(`patch${i}`, d.doc1k, false));
+  }
+  return { keys: { manage: manage.key, access: access.key }, silos, patchSilos, bytes, seedMs: performance.now() - started };
+}
+
+async function main(): Promise<void> {
+  const { silo, stores } = await openSiloOn(store);
+  const seeded = await seedSilo(silo);
+  // Started with --expose-gc by the harness: drop the seeding garbage, so that the memory the
+  // server holds when the load starts is what it keeps, not what seeding left behind.
+  (globalThis as { gc?: () => void }).gc?.();
+
+  const app = new Koa();
+  app.use(silo.middleware());
+  const server = http.createServer(app.callback());
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => resolve());
+  });
+  const line: ReadyLine = {
+    ready: true,
+    pid: process.pid,
+    port: (server.address() as AddressInfo).port,
+    store,
+    seed,
+    ...seeded,
+  };
+  process.stdout.write(`${JSON.stringify(line)}\n`);
+
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await silo.close().catch(() => undefined);
+    await stores?.close().catch(() => undefined);
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop());
+  process.on('SIGINT', () => void stop());
+}
+
+main().catch((err: unknown) => {
+  console.error(`bench server (${store}) failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+  process.exit(1);
+});

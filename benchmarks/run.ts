@@ -1,0 +1,66 @@
+/**
+ * `npm run bench`: every benchmark suite, one after the other (the packages are built first by
+ * the npm script). Each suite writes its own files under benchmarks/results/.
+ *
+ *   npm run bench                    # query, then http
+ *   npm run bench -- query           # one suite
+ *   npm run bench -- http --quick    # flags after the suite name go to that suite
+ *
+ * query: silo-query against jsonpath-plus and hand-written JS (benchmarks/query/, issue 2).
+ *        Flags: --quick, --no-write.
+ * http:  the HTTP server against bare Koa, node:http and json-server (benchmarks/http/, issue 5).
+ *        Flags: those of benchmarks/http/run.ts (--quick, --no-write, --no-memory, --rounds=N, ...).
+ */
+import { realpathSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import { parseHttpArgs, runHttpBenchmarks } from './http/run.js';
+import { runQueryBenchmarks, type QueryBenchOptions } from './query/run.js';
+
+const SUITES = ['query', 'http'] as const;
+type Suite = (typeof SUITES)[number];
+
+function queryOptions(flags: readonly string[]): QueryBenchOptions {
+  const o: QueryBenchOptions = {};
+  for (const flag of flags) {
+    if (flag === '--quick') o.quick = true;
+    else if (flag === '--no-write') o.write = false;
+    else throw new Error(`the query suite takes --quick and --no-write here (got ${flag}); run benchmarks/query/run.ts for its other flags`);
+  }
+  return o;
+}
+
+export async function runBenchmarks(argv: readonly string[]): Promise<void> {
+  const named = argv.filter((a) => !a.startsWith('--'));
+  const flags = argv.filter((a) => a.startsWith('--'));
+  for (const name of named) {
+    if (!SUITES.includes(name as Suite)) throw new Error(`unknown suite "${name}": use ${SUITES.join(' or ')}`);
+  }
+  const suites: Suite[] = named.length > 0 ? (named as Suite[]) : [...SUITES];
+  if (suites.length > 1 && flags.length > 0 && !flags.every((f) => f === '--quick' || f === '--no-write')) {
+    throw new Error('with several suites only --quick and --no-write apply; name one suite for its other flags');
+  }
+  for (const suite of suites) {
+    console.log(`\n=== ${suite} benchmarks ===\n`);
+    if (suite === 'query') await runQueryBenchmarks(queryOptions(flags));
+    else await runHttpBenchmarks(parseHttpArgs(flags));
+  }
+}
+
+const invokedDirectly = (() => {
+  const entry = process.argv[1];
+  if (!entry) return false;
+  try {
+    return pathToFileURL(realpathSync(entry)).href === import.meta.url;
+  } catch {
+    return false;
+  }
+})();
+
+if (invokedDirectly) {
+  try {
+    await runBenchmarks(process.argv.slice(2));
+  } catch (err) {
+    console.error(`\nbenchmarks aborted — ${err instanceof Error ? `${err.name}: ${err.message}` : String(err)}`);
+    process.exitCode = 1;
+  }
+}
