@@ -52,6 +52,11 @@ export interface SiloOptions {
   notFound?: 'next' | 'json';
   /** Byte budget of the cache of parsed silo data used by parameterised reads (0 turns it off). Default 64 MB. */
   parsedCacheBytes?: number;
+  /**
+   * Byte budget of the cache of encoded response bodies of plain data reads and get-silo, one per
+   * silo and version, shared by concurrent responses (0 turns keeping them off). Default 64 MB.
+   */
+  bodyCacheBytes?: number;
   /** Deepest JSON nesting accepted in a request body. Default 1000. */
   maxJsonDepth?: number;
   /** Where unexpected errors (500s) and storage outages (503s) are logged. Default: console. */
@@ -80,6 +85,7 @@ export interface ResolvedOptions {
   requireIfMatch: boolean;
   notFound: 'next' | 'json';
   parsedCacheBytes: number;
+  bodyCacheBytes: number;
   maxJsonDepth: number;
   logger: SiloLogger;
 }
@@ -111,6 +117,7 @@ export function resolveOptions(options: SiloOptions = {}): ResolvedOptions {
     requireIfMatch: options.requireIfMatch ?? false,
     notFound,
     parsedCacheBytes: options.parsedCacheBytes ?? 64 * 1024 * 1024,
+    bodyCacheBytes: options.bodyCacheBytes ?? 64 * 1024 * 1024,
     maxJsonDepth: options.maxJsonDepth ?? 1000,
     logger: options.logger ?? { error: (message, err) => console.error(message, err) },
   };

@@ -386,7 +386,7 @@ describe('storage outage', () => {
   it('answers an unexpected error with a bare 500 and logs it', async () => {
     const logged: unknown[] = [];
     const silo = createSilo({ logger: { error: (_m, e) => logged.push(e) } });
-    silo.silos.readData = async () => {
+    silo.silos.openData = async () => {
       throw new TypeError('secret internal detail');
     };
     const app = new Koa();

@@ -3,11 +3,11 @@
  * anonymous address), which plan applies, and one request counted against that client.
  *
  * Order: a request with a key is authenticated first (the plan is the key's account's), then
- * counted under the key (by its hash). A request whose key is refused is counted under its address
+ * counted under the key (by its identity: type, account and name, unique among live keys; so
+ * nothing is hashed beyond authentication's own hash), unless the plan is unlimited. A request whose key is refused is counted under its address
  * before the 401, so guessing keys is rate limited too. Anonymous public reads count by address
  * under the default plan.
  */
-import { createHash } from 'node:crypto';
 import type { Context } from 'koa';
 import { UnauthorizedError } from '../errors.js';
 import { DEFAULT_PLAN_NAME, type Plan } from '../options.js';
@@ -67,8 +67,12 @@ export function createAuth(deps: {
         throw err;
       }
       const planName = await planNameOf(principal.account);
-      await rateLimit.consume(ctx, `key:${createHash('sha256').update(value).digest('base64url')}`, planName);
-      return { ...principal, plan: plans[planName] ?? plans[DEFAULT_PLAN_NAME]! };
+      const plan = plans[planName] ?? plans[DEFAULT_PLAN_NAME]!;
+      if (plan.rateLimitPerMinute > 0) {
+        // Account names have no ':', so the three parts cannot run into each other.
+        await rateLimit.consume(ctx, `key:${principal.keyType}:${principal.account}:${principal.keyName}`, planName);
+      }
+      return { ...principal, plan };
     },
   };
 }

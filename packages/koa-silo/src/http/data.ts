@@ -1,70 +1,91 @@
 /**
  * Contract §5, data access: `/<file_uuid>` with an access key and `/public/<file_uuid>`, on the
- * silo's region host only. Without parameters the stored text is sent as it is; with parameters
- * silo-query runs over the parsed data (parsed once per version, see parsed-cache.ts).
+ * silo's region host only. Without parameters the stored text is sent as it is (as bytes encoded
+ * once per version and shared by every response); with parameters silo-query runs over the
+ * parsed data (parsed once per version). Both caches are version caches (version-cache.ts): the
+ * silo's metadata is read on every request, and the data record only when the cache does not hold
+ * that version.
  */
 import type { Context } from 'koa';
 import { compile, hasQueryParams, toJSON } from 'silo-query';
 import { BadRequestError } from '../errors.js';
-import type { SiloDataRecord, SiloService } from '../service/types.js';
+import type { SiloHandle, SiloService } from '../service/types.js';
 import type { Auth } from './auth.js';
 import { allowAnyOrigin } from './cors.js';
-import { etagFor, notModified } from './etag.js';
-import type { ParsedCache } from './parsed-cache.js';
+import { answeredNotModified, etagFor, queryTag } from './etag.js';
 import type { RegionOf } from './region.js';
-import { sendEmpty, sendJsonText } from './respond.js';
+import { sendJsonBytes, sendJsonText } from './respond.js';
+import type { VersionCache } from './version-cache.js';
 
 export interface DataDeps {
   auth: Auth;
   silos: SiloService;
   regionOf: RegionOf;
-  parsed: ParsedCache;
+  /** Parsed data, for reads with parameters. */
+  parsed: VersionCache<unknown>;
+  /** Encoded response bodies (shared with get-silo, under other keys). */
+  bodies: VersionCache<Buffer>;
   publicQueries: boolean;
 }
 
-type Compiled = (data: unknown) => unknown;
+/** What a query string asks for: nothing (the stored data), or a compiled query and its ETag part. */
+interface QueryPlan {
+  query?: (data: unknown) => unknown;
+  tag?: string;
+}
 
-const COMPILED_MAX = 500;
+const NO_QUERY: QueryPlan = {};
+const PLANS_MAX = 500;
 
 export function dataHandlers(deps: DataDeps) {
-  const { auth, silos, regionOf, parsed } = deps;
-  // Compiled queries by query string; only successful compiles are kept.
-  const compiled = new Map<string, Compiled>();
-
-  const compileCached = (search: string): Compiled => {
-    let fn = compiled.get(search);
-    if (!fn) {
-      fn = compile(new URLSearchParams(search)) as Compiled;
-      if (compiled.size >= COMPILED_MAX) compiled.delete(compiled.keys().next().value!);
-      compiled.set(search, fn);
-    }
-    return fn;
-  };
+  const { auth, silos, regionOf, parsed, bodies } = deps;
+  // Query plans by query string; only successful compiles are kept.
+  const plans = new Map<string, QueryPlan>();
 
   /** Parameters are validated before storage is read: a bad query is a 422 whether or not the silo exists. */
-  const plan = (ctx: Context): { search: string; query?: Compiled } => {
-    const search = ctx.querystring;
-    if (search === '' || !hasQueryParams(new URLSearchParams(search))) return { search };
-    return { search, query: compileCached(search) };
+  const planOf = (search: string): QueryPlan => {
+    if (search === '') return NO_QUERY;
+    let plan = plans.get(search);
+    if (!plan) {
+      const params = new URLSearchParams(search);
+      plan = hasQueryParams(params) ? { query: compile(params) as QueryPlan['query'], tag: queryTag(search) } : NO_QUERY;
+      if (plans.size >= PLANS_MAX) plans.delete(plans.keys().next().value!);
+      plans.set(search, plan);
+    }
+    return plan;
   };
 
-  const respond = (ctx: Context, data: SiloDataRecord, search: string, query?: Compiled): void => {
-    const { record, text } = data;
-    const etag = etagFor(record.version, query ? search : undefined);
-    ctx.set('ETag', etag);
-    if (notModified(ctx, etag)) return sendEmpty(ctx, 304);
-    if (!query) return sendJsonText(ctx, 200, text);
-    const value = parsed.get(record.file_uuid, record.version, text);
-    sendJsonText(ctx, 200, toJSON(query(value)) ?? 'null');
+  const respond = async (ctx: Context, param: string, account: string | undefined, plan: QueryPlan): Promise<void> => {
+    const region = regionOf(ctx);
+    const handle: SiloHandle = await silos.openData(region, param.toLowerCase(), account);
+    const { file_uuid: uuid, version } = handle.record;
+    // The client holds the current version: no data to read.
+    if (answeredNotModified(ctx, etagFor(version, plan.tag))) return;
+    // Who may share one data read: the loader checks the data record for this region and reader.
+    const scope = `${region} ${account ?? '*'}`;
+    if (!plan.query) {
+      const body = await bodies.load(uuid, version, scope, async () => {
+        const data = await handle.load();
+        const bytes = Buffer.from(data.text, 'utf8');
+        return { version: data.record.version, value: bytes, bytes: bytes.length };
+      });
+      if (body.version !== version && answeredNotModified(ctx, etagFor(body.version))) return;
+      return sendJsonBytes(ctx, 200, body.value);
+    }
+    const value = await parsed.load(uuid, version, scope, async () => {
+      const data = await handle.load();
+      return { version: data.record.version, value: JSON.parse(data.text) as unknown, bytes: data.text.length };
+    });
+    if (value.version !== version && answeredNotModified(ctx, etagFor(value.version, plan.tag))) return;
+    sendJsonText(ctx, 200, toJSON(plan.query(value.value)) ?? 'null');
   };
 
   return {
     /** GET /<file_uuid> with X-SILO-KEY: the key's account's silos (private, and public ones too). */
     async privateRead(ctx: Context, param: string): Promise<void> {
       const caller = await auth.require(ctx, 'access');
-      const { search, query } = plan(ctx);
-      const data = await silos.readData(regionOf(ctx), param.toLowerCase(), caller.account);
-      respond(ctx, data, search, query);
+      const plan = planOf(ctx.querystring);
+      await respond(ctx, param, caller.account, plan);
     },
 
     /** GET /public/<file_uuid>: public silos, no credentials, no parameters unless publicQueries. */
@@ -76,9 +97,8 @@ export function dataHandlers(deps: DataDeps) {
           'Query and search parameters need the private address /<file_uuid> with an access key in X-SILO-KEY',
         );
       }
-      const { search, query } = plan(ctx);
-      const data = await silos.readData(regionOf(ctx), param.toLowerCase(), undefined);
-      respond(ctx, data, search, query);
+      const plan = planOf(ctx.querystring);
+      await respond(ctx, param, undefined, plan);
     },
   };
 }

@@ -4,6 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Context } from 'koa';
+import { sendEmpty } from './respond.js';
 
 const PLAIN = /^[A-Za-z0-9_-]{1,128}$/;
 
@@ -19,10 +20,23 @@ function digest(text: string): string {
   return createHash('sha256').update(text).digest('base64url').slice(0, 22);
 }
 
-/** `"<version>"`, or `"<version>.<digest of the query>"` for a read with parameters. */
-export function etagFor(version: string, query?: string): string {
+/** What a read with parameters adds to its ETag: a digest of its query string (compute it once per query). */
+export function queryTag(query: string): string {
+  return digest(query);
+}
+
+/** `"<version>"`, or `"<version>.<queryTag>"` for a read with parameters. */
+export function etagFor(version: string, queryTag?: string): string {
   const tag = tagOf(version);
-  return query ? `"${tag}.${digest(query)}"` : `"${tag}"`;
+  return queryTag ? `"${tag}.${queryTag}"` : `"${tag}"`;
+}
+
+/** Sets `etag` on the response; when If-None-Match names it, also answers 304 and returns true. */
+export function answeredNotModified(ctx: Context, etag: string): boolean {
+  ctx.set('ETag', etag);
+  if (!notModified(ctx, etag)) return false;
+  sendEmpty(ctx, 304);
+  return true;
 }
 
 function parseList(header: string): string[] {

@@ -11,9 +11,10 @@ import type { SiloMeta, SiloRecord, SiloService, UpdateSiloInput } from '../serv
 import type { Auth } from './auth.js';
 import { readJsonBody } from './body.js';
 import { PreconditionRequiredError } from './errors.js';
-import { etagFor, hasIfMatch, ifMatchVersion, notModified } from './etag.js';
-import { sendEmpty, sendJson, sendJsonText } from './respond.js';
+import { answeredNotModified, etagFor, hasIfMatch, ifMatchVersion, notModified } from './etag.js';
+import { sendEmpty, sendJson, sendJsonBytes, sendJsonText } from './respond.js';
 import { validator } from './validate.js';
+import type { VersionCache } from './version-cache.js';
 
 const checkCreate = validator<CreateSiloBody>(createSiloBody);
 const checkUpdate = validator<UpdateSiloBody>(updateSiloBody);
@@ -25,6 +26,8 @@ export interface ManageDeps {
   silos: SiloService;
   requireIfMatch: boolean;
   maxJsonDepth: number;
+  /** Encoded get-silo bodies, under `data:<uuid>` (shared with data reads' raw bodies). */
+  bodies: VersionCache<Buffer>;
 }
 
 /** The six metadata fields, in the contract's order, and nothing else. */
@@ -71,7 +74,7 @@ function queryInt(value: string | undefined): number | string | undefined {
 }
 
 export function manageHandlers(deps: ManageDeps) {
-  const { auth, silos } = deps;
+  const { auth, silos, bodies } = deps;
 
   const sendRecord = (ctx: Context, status: number, record: SiloRecord) => {
     ctx.set('ETag', etagFor(record.version));
@@ -120,12 +123,19 @@ export function manageHandlers(deps: ManageDeps) {
       const caller = await auth.require(ctx, 'manage');
       const { uuid, issues } = pathUuid(param);
       throwIfAny(issues);
-      const { record, text } = await silos.read(caller.account, uuid);
-      const etag = etagFor(record.version);
-      ctx.set('ETag', etag);
-      if (notModified(ctx, etag)) return sendEmpty(ctx, 304);
-      // The stored text goes out as it is: no parse, no re-serialization.
-      sendJsonText(ctx, 200, `{"data":${text}}`);
+      const handle = await silos.open(caller.account, uuid);
+      const { version } = handle.record;
+      // The client holds the current version: no data to read.
+      if (answeredNotModified(ctx, etagFor(version))) return;
+      // The stored text goes out as it is (no parse, no re-serialization), encoded once per version
+      // and shared by every response (see version-cache.ts); the loader checks the reader's account.
+      const body = await bodies.load(`data:${handle.record.file_uuid}`, version, caller.account, async () => {
+        const data = await handle.load();
+        const bytes = Buffer.from(`{"data":${data.text}}`, 'utf8');
+        return { version: data.record.version, value: bytes, bytes: bytes.length };
+      });
+      if (body.version !== version && answeredNotModified(ctx, etagFor(body.version))) return;
+      sendJsonBytes(ctx, 200, body.value);
     },
 
     async update(ctx: Context, param: string): Promise<void> {

@@ -11,11 +11,11 @@ import { preflight } from './cors.js';
 import { dataHandlers } from './data.js';
 import { MethodNotAllowedError, PathNotFoundError, renderError } from './errors.js';
 import { manageHandlers } from './manage.js';
-import { ParsedCache } from './parsed-cache.js';
 import { createRateLimit } from './rate-limit.js';
 import { regionResolver } from './region.js';
 import { sendEmpty, sendJsonText } from './respond.js';
 import { matchRoute, PATTERNS, type Route } from './routes.js';
+import { VersionCache } from './version-cache.js';
 
 export interface HttpDeps {
   accounts: AccountService;
@@ -27,7 +27,7 @@ export interface HttpDeps {
 
 export interface SiloHttp {
   middleware: Middleware;
-  /** Drop in-process caches (parsed data). */
+  /** Drop in-process caches (parsed data, encoded bodies). */
   clear(): void;
 }
 
@@ -35,18 +35,21 @@ export function createHttp(deps: HttpDeps): SiloHttp {
   const { options } = deps;
   const rateLimit = createRateLimit(options.rateLimit, options.plans, options.logger);
   const auth = createAuth({ accounts: deps.accounts, plans: options.plans, rateLimit, trustProxy: options.trustProxy });
-  const parsed = new ParsedCache(options.parsedCacheBytes);
+  const parsed = new VersionCache<unknown>(options.parsedCacheBytes);
+  const bodies = new VersionCache<Buffer>(options.bodyCacheBytes);
   const manage = manageHandlers({
     auth,
     silos: deps.silos,
     requireIfMatch: options.requireIfMatch,
     maxJsonDepth: options.maxJsonDepth,
+    bodies,
   });
   const data = dataHandlers({
     auth,
     silos: deps.silos,
     regionOf: regionResolver(options.hosts),
     parsed,
+    bodies,
     publicQueries: options.publicQueries,
   });
 
@@ -88,7 +91,13 @@ export function createHttp(deps: HttpDeps): SiloHttp {
     }
   };
 
-  return { middleware, clear: () => parsed.clear() };
+  return {
+    middleware,
+    clear: () => {
+      parsed.clear();
+      bodies.clear();
+    },
+  };
 }
 
 /**

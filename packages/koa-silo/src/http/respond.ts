@@ -15,6 +15,13 @@ export function sendJsonText(ctx: Context, status: number, text: string): void {
   ctx.body = text;
 }
 
+/** Send bytes that already are JSON (an encoded body shared between responses: never modify it). */
+export function sendJsonBytes(ctx: Context, status: number, bytes: Buffer): void {
+  ctx.status = status;
+  ctx.set('Content-Type', JSON_TYPE);
+  ctx.body = bytes;
+}
+
 /** 304 or 204: no body, no content type. */
 export function sendEmpty(ctx: Context, status: 204 | 304): void {
   ctx.status = status;

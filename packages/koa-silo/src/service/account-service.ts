@@ -142,11 +142,12 @@ export function createAccountService(storage: SiloStorage, options: AccountServi
       if (value === undefined || value === '') throw new UnauthorizedError(`${header} header missing`);
       // One message for every other failure: it names the header, never the value, and does not
       // tell an unknown key from a revoked, expired or wrong-type one.
-      const invalid = new UnauthorizedError(`Invalid ${type} key in ${header}: unknown, revoked or expired`);
-      if (value.length > MAX_KEY_VALUE_LENGTH || !value.startsWith(KEY_PREFIX[type])) throw invalid;
+      // (Built only when thrown: an error's stack trace is costly, and most keys are valid.)
+      const invalid = () => new UnauthorizedError(`Invalid ${type} key in ${header}: unknown, revoked or expired`);
+      if (value.length > MAX_KEY_VALUE_LENGTH || !value.startsWith(KEY_PREFIX[type])) throw invalid();
       const hash = hashKeyValue(value);
       const key = await storage.getKeyByHash(hash);
-      if (!key || key.type !== type || !sameHash(key.hash, hash) || isExpired(key, now())) throw invalid;
+      if (!key || key.type !== type || !sameHash(key.hash, hash) || isExpired(key, now())) throw invalid();
       return { account: key.account, keyType: key.type, keyName: key.name };
     },
   };

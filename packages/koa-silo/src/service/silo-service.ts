@@ -24,6 +24,7 @@ import {
   type Region,
   type SiloData,
   type SiloDataRecord,
+  type SiloHandle,
   type SiloMeta,
   type SiloPage,
   type SiloRecord,
@@ -97,6 +98,46 @@ export function createSiloService(storage: SiloStorage, options: SiloServiceOpti
     if (ifMatch !== undefined && ifMatch !== record.version) throw new PreconditionFailedError();
   }
 
+  async function open(account: string, uuid: string): Promise<SiloHandle> {
+    const id = idOf(uuid);
+    const first = await owned(account, id);
+    const load = async (): Promise<SiloDataRecord> => {
+      let record = first;
+      for (let attempt = 0; attempt < READ_ATTEMPTS; attempt++) {
+        if (attempt > 0) record = await owned(account, id);
+        const data = await storage.getData(record.region_name, id);
+        // The data record carries its own metadata, consistent with its text.
+        if (data && data.record.account === account) return data;
+        // Missing: the silo moved region (or was deleted) after its metadata was read. Look again.
+      }
+      throw new NotFoundError();
+    };
+    return { record: first, load };
+  }
+
+  /**
+   * Metadata first (small), then the data record only when asked for. Data is written before
+   * metadata, so the data record is never older than the metadata read before it; it is checked
+   * by the same rules, since a write may have changed it in between. Missing data means the silo
+   * moved away from `region` or was deleted since: 404, as the metadata would now say.
+   */
+  async function openData(region: Region, uuid: string, account: string | undefined): Promise<SiloHandle> {
+    const id = canonicalUuid(uuid);
+    if (id === undefined) throw new NotFoundError();
+    const readable = (record: SiloRecord | undefined): record is SiloRecord =>
+      record !== undefined &&
+      record.region_name === region &&
+      (account === undefined ? record.is_public : record.account === account);
+    const record = await storage.getMeta(id);
+    if (!readable(record)) throw new NotFoundError();
+    const load = async (): Promise<SiloDataRecord> => {
+      const data = await storage.getData(region, id);
+      if (!data || !readable(data.record)) throw new NotFoundError();
+      return data;
+    };
+    return { record, load };
+  }
+
   return {
     async create(account: string, input: CreateSiloInput): Promise<SiloRecord> {
       const { text, size } = await dataText(account, input.file_data);
@@ -136,15 +177,7 @@ export function createSiloService(storage: SiloStorage, options: SiloServiceOpti
     },
 
     async read(account: string, uuid: string): Promise<SiloDataRecord> {
-      const id = idOf(uuid);
-      for (let attempt = 0; attempt < READ_ATTEMPTS; attempt++) {
-        const record = await owned(account, id);
-        const data = await storage.getData(record.region_name, id);
-        // The data record carries its own metadata, consistent with its text.
-        if (data && data.record.account === account) return data;
-        // Missing: the silo moved region (or was deleted) after its metadata was read. Look again.
-      }
-      throw new NotFoundError();
+      return (await open(account, uuid)).load();
     },
 
     async update(account: string, uuid: string, input: UpdateSiloInput, ifMatch?: string): Promise<SiloDataRecord> {
@@ -195,13 +228,10 @@ export function createSiloService(storage: SiloStorage, options: SiloServiceOpti
     },
 
     async readData(region: Region, uuid: string, account: string | undefined): Promise<SiloDataRecord> {
-      const id = canonicalUuid(uuid);
-      if (id === undefined) throw new NotFoundError();
-      const data = await storage.getData(region, id);
-      if (!data || data.record.region_name !== region) throw new NotFoundError();
-      const visible = account === undefined ? data.record.is_public : data.record.account === account;
-      if (!visible) throw new NotFoundError();
-      return data;
+      return (await openData(region, uuid, account)).load();
     },
+
+    open,
+    openData,
   };
 }

@@ -40,6 +40,17 @@ export interface SiloDataRecord {
   text: string;
 }
 
+/**
+ * A silo found through its metadata, with its data read only when asked for: a reader that already
+ * holds what it needs for `record.version` (a cache) skips the data record. `load()` may return a
+ * newer version than `record` (data is written before metadata), never an older one; it applies
+ * the same access rules again to the record it reads.
+ */
+export interface SiloHandle {
+  record: SiloRecord;
+  load(): Promise<SiloDataRecord>;
+}
+
 export interface CreateSiloInput {
   file_name: string;
   file_data: SiloData;
@@ -126,4 +137,8 @@ export interface SiloService {
    * Public reads pass `account: undefined` and see public silos only.
    */
   readData(region: Region, uuid: string, account: string | undefined): Promise<SiloDataRecord>;
+  /** `read` in two steps: the metadata now (404 as `read`), the data on `load()`. */
+  open(account: string, uuid: string): Promise<SiloHandle>;
+  /** `readData` in two steps: the metadata now (404 as `readData`), the data on `load()`. */
+  openData(region: Region, uuid: string, account: string | undefined): Promise<SiloHandle>;
 }

@@ -16,40 +16,37 @@ export class StorageTimeoutError extends Error {
   }
 }
 
-const ignore = (): void => {};
-
 /**
  * Runs `op`, mapping any failure to StorageUnavailableError. `timeoutMs` 0 means no time limit
- * (for stores that cannot hang, such as an in-process Map).
+ * (for stores that cannot hang, such as an in-process Map). One promise and one timer per call
+ * (no Promise.race): a late failure after the time limit settles nothing and is never unhandled.
  */
-export async function guarded<T>(what: string, timeoutMs: number, op: () => Promise<T>): Promise<T> {
+export function guarded<T>(what: string, timeoutMs: number, op: () => Promise<T>): Promise<T> {
   let pending: Promise<T>;
   try {
     pending = op();
   } catch (error) {
-    throw toStorageError(error);
+    return Promise.reject(toStorageError(error));
   }
-  if (timeoutMs <= 0) {
-    try {
-      return await pending;
-    } catch (error) {
-      throw toStorageError(error);
-    }
-  }
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new StorageTimeoutError(what, timeoutMs)), timeoutMs);
+  if (timeoutMs <= 0) return pending.catch(rethrowAsStorageError);
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(toStorageError(new StorageTimeoutError(what, timeoutMs))), timeoutMs);
     timer.unref();
+    pending.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(toStorageError(error));
+      },
+    );
   });
-  try {
-    return await Promise.race([pending, timeout]);
-  } catch (error) {
-    // The call may still settle later; its late failure must not become an unhandled rejection.
-    pending.catch(ignore);
-    throw toStorageError(error);
-  } finally {
-    clearTimeout(timer);
-  }
+}
+
+function rethrowAsStorageError(error: unknown): never {
+  throw toStorageError(error);
 }
 
 function toStorageError(error: unknown): SiloError {
