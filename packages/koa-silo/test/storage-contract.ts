@@ -37,15 +37,30 @@ const ACCOUNT_B = 'bob';
 /** The methods a failing store answers with a rejection (sync helpers keep working). */
 const IO_METHODS = new Set<PropertyKey>(['get', 'getMany', 'set', 'setMany', 'delete', 'deleteMany', 'has', 'hasMany', 'clear', 'getClient', 'compareAndSwap']);
 
+/** Every method of `inner`, rejecting while `failing()` says so. */
+function failingMethods(inner: object, failing: () => boolean): object {
+  return new Proxy(inner, {
+    get(target, prop) {
+      const value: unknown = Reflect.get(target, prop);
+      if (typeof value !== 'function') return value;
+      if (failing()) return () => Promise.reject(new Error('injected storage failure'));
+      return (value as (...args: unknown[]) => unknown).bind(target);
+    },
+  });
+}
+
 /**
  * Wraps an adapter so that, once `fail` is set, every I/O method rejects. Methods run bound to the
  * real adapter (adapters may use private fields), property writes land on it too.
  */
 function switchable(inner: object): { adapter: KeyvStoreAdapter; setFailing(on: boolean): void } {
   let failing = false;
+  const failingWith = (index: object) => failingMethods(index, () => failing);
   const adapter = new Proxy(inner, {
     get(target, prop) {
       const value: unknown = Reflect.get(target, prop);
+      // A sorted index capability (SortedIndexAdapter) fails with the store.
+      if (prop === 'sortedIndex' && typeof value === 'object' && value !== null) return failingWith(value);
       if (typeof value !== 'function') return value;
       if (failing && IO_METHODS.has(prop)) return () => Promise.reject(new Error('injected storage failure'));
       return (value as (...args: unknown[]) => unknown).bind(target);

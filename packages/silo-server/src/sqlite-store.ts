@@ -11,6 +11,9 @@
  * - A busy timeout, so that several processes (the server and the `silo` command) can share a file.
  * - Prepared statements only; the iterator pages by key (keyset pagination, never OFFSET), so a
  *   full walk is linear in the number of rows.
+ * - A sorted index (`sortedIndex`, koa-silo's SortedIndexAdapter: the listing index), in two
+ *   tables beside the store's, made on first use: `<table>_index` (one row per member) and
+ *   `<table>_index_count` (the member count of each index key, kept in the same transactions).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -33,6 +36,19 @@ export interface SqliteStoreOptions {
 }
 
 type Listener = (...args: unknown[]) => void;
+
+/**
+ * Sorted sets, as koa-silo's SortedIndex capability: members with integer scores per index key,
+ * read in ascending (score, member) order. Writes are IMMEDIATE transactions, atomic across every
+ * process sharing the file; a count is one row read, a page one index range (LIMIT/OFFSET).
+ */
+export interface SqliteSortedIndex {
+  add(indexKey: string, score: number, member: string): void;
+  addMany(indexKey: string, entries: readonly (readonly [score: number, member: string])[]): void;
+  remove(indexKey: string, member: string): void;
+  count(indexKey: string): number;
+  range(indexKey: string, offset: number, limit: number): string[];
+}
 type Row = { key: string; value: string | Buffer; expires: number | null };
 type Stmt<P extends unknown[], R = unknown> = Database.Statement<P, R>;
 
@@ -86,6 +102,8 @@ export class SqliteStore implements KeyvStoreAdapter {
   readonly #pageRangeFirst: Stmt<[string, string, number], Row>;
   readonly #purge: Stmt<[number]>;
   readonly #cas: Database.Transaction<(key: string, expected: string | undefined, next: string | undefined) => boolean>;
+  readonly #table: string;
+  #sortedIndex: SqliteSortedIndex | undefined;
 
   constructor(options: SqliteStoreOptions) {
     const table = options.table ?? 'keyv';
@@ -113,6 +131,7 @@ export class SqliteStore implements KeyvStoreAdapter {
       this.#db.close();
       throw error;
     }
+    this.#table = table;
     const t = `"${table}"`;
     const cols = 'key, value, expires';
     this.#get = this.#db.prepare(`SELECT ${cols} FROM ${t} WHERE key = ?`);
@@ -226,14 +245,105 @@ export class SqliteStore implements KeyvStoreAdapter {
     return this.#cas.immediate(key, expected, next);
   }
 
-  /** Removes this namespace's keys (every key of the table when no namespace is set). */
+  /**
+   * The sorted index (koa-silo's SortedIndexAdapter capability). Its tables are made on first use,
+   * so stores that never index (the region tables) get none.
+   */
+  get sortedIndex(): SqliteSortedIndex {
+    this.#sortedIndex ??= this.#makeSortedIndex();
+    return this.#sortedIndex;
+  }
+
+  #indexTables(): { rows: string; counts: string } {
+    return { rows: `"${this.#table}_index"`, counts: `"${this.#table}_index_count"` };
+  }
+
+  #makeSortedIndex(): SqliteSortedIndex {
+    const db = this.#db;
+    const { rows, counts } = this.#indexTables();
+    db.exec(
+      `CREATE TABLE IF NOT EXISTS ${rows} (index_key TEXT NOT NULL, score INTEGER NOT NULL, member TEXT NOT NULL, PRIMARY KEY (index_key, member)) WITHOUT ROWID;` +
+        `CREATE INDEX IF NOT EXISTS "${this.#table}_index_order" ON ${rows} (index_key, score, member);` +
+        `CREATE TABLE IF NOT EXISTS ${counts} (index_key TEXT PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID;`,
+    );
+    const insert = db.prepare<[string, number, string]>(
+      `INSERT INTO ${rows} (index_key, score, member) VALUES (?, ?, ?) ON CONFLICT (index_key, member) DO NOTHING`,
+    );
+    const rescore = db.prepare<[number, string, string]>(`UPDATE ${rows} SET score = ? WHERE index_key = ? AND member = ?`);
+    const remove = db.prepare<[string, string]>(`DELETE FROM ${rows} WHERE index_key = ? AND member = ?`);
+    const bump = db.prepare<[string, number]>(
+      `INSERT INTO ${counts} (index_key, n) VALUES (?, ?) ON CONFLICT (index_key) DO UPDATE SET n = n + excluded.n`,
+    );
+    const dropEmpty = db.prepare<[string]>(`DELETE FROM ${counts} WHERE index_key = ? AND n <= 0`);
+    const count = db.prepare<[string], number>(`SELECT n FROM ${counts} WHERE index_key = ?`).pluck();
+    const range = db
+      .prepare<[string, number, number], string>(
+        `SELECT member FROM ${rows} WHERE index_key = ? ORDER BY score, member LIMIT ? OFFSET ?`,
+      )
+      .pluck();
+    const addOne = (indexKey: string, score: number, member: string): number => {
+      if (insert.run(indexKey, score, member).changes > 0) return 1;
+      rescore.run(score, indexKey, member);
+      return 0;
+    };
+    const add = db.transaction((indexKey: string, score: number, member: string) => {
+      if (addOne(indexKey, score, member) > 0) bump.run(indexKey, 1);
+    });
+    const addMany = db.transaction((indexKey: string, entries: readonly (readonly [number, string])[]) => {
+      let added = 0;
+      for (const [score, member] of entries) added += addOne(indexKey, score, member);
+      if (added > 0) bump.run(indexKey, added);
+    });
+    const removeTx = db.transaction((indexKey: string, member: string) => {
+      if (remove.run(indexKey, member).changes === 0) return;
+      bump.run(indexKey, -1);
+      dropEmpty.run(indexKey);
+    });
+    const checkScore = (score: number): void => {
+      if (!Number.isSafeInteger(score)) throw new TypeError(`a sorted index score must be a safe integer, got ${score}`);
+    };
+    return {
+      add(indexKey, score, member) {
+        checkScore(score);
+        add.immediate(indexKey, score, member);
+      },
+      addMany(indexKey, entries) {
+        for (const [score] of entries) checkScore(score);
+        addMany.immediate(indexKey, entries);
+      },
+      remove(indexKey, member) {
+        removeTx.immediate(indexKey, member);
+      },
+      count(indexKey) {
+        return count.get(indexKey) ?? 0;
+      },
+      range(indexKey, offset, limit) {
+        return range.all(indexKey, limit, offset);
+      },
+    };
+  }
+
+  /** Removes this namespace's keys (every key of the table when no namespace is set), index included. */
   async clear(): Promise<void> {
-    if (this.namespace) {
-      const prefix = `${this.namespace}:`;
-      this.#clearRange.run(prefix, prefixEnd(prefix));
-    } else {
-      this.#clearAll.run();
-    }
+    const { rows, counts } = this.#indexTables();
+    const indexed =
+      this.#sortedIndex !== undefined ||
+      this.#db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`).get(`${this.#table}_index`) !== undefined;
+    const clear = this.#db.transaction(() => {
+      if (this.namespace) {
+        const prefix = `${this.namespace}:`;
+        this.#clearRange.run(prefix, prefixEnd(prefix));
+        if (indexed) {
+          for (const table of [rows, counts]) {
+            this.#db.prepare(`DELETE FROM ${table} WHERE index_key >= ? AND index_key < ?`).run(prefix, prefixEnd(prefix));
+          }
+        }
+      } else {
+        this.#clearAll.run();
+        if (indexed) for (const table of [rows, counts]) this.#db.prepare(`DELETE FROM ${table}`).run();
+      }
+    });
+    clear.immediate();
   }
 
   /**

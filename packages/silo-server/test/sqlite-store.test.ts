@@ -5,6 +5,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Keyv from 'keyv';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { createServices } from '../../koa-silo/src/service/index.js';
+import { createStorage } from '../../koa-silo/src/storage/index.js';
 import { storageContract } from '../../koa-silo/test/storage-contract.js';
 import { createSqliteKeyv, SqliteStore, sqliteKeyv } from '../src/sqlite-store.js';
 
@@ -198,6 +200,163 @@ describe('SqliteStore as a Keyv adapter', () => {
     await keyv.set('k', 'v');
     expect(await keyv.get('k')).toBe('v');
   });
+});
+
+describe('the sorted index (the listing index of koa-silo)', () => {
+  const tables = (s: SqliteStore) =>
+    (s.database.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name`).pluck().all() as string[]);
+
+  it('orders by score, ties by member; counts; pages; re-scores; removes', () => {
+    const s = store();
+    const index = s.sortedIndex;
+    index.add('k', -3000, 'c');
+    index.add('k', -1000, 'z');
+    index.add('k', -3000, 'a');
+    index.add('k', -2000, 'm');
+    index.add('other', 0, 'x');
+    expect(index.range('k', 0, 10)).toEqual(['a', 'c', 'm', 'z']);
+    expect(index.range('k', 1, 2)).toEqual(['c', 'm']);
+    expect(index.range('k', 4, 2)).toEqual([]);
+    expect(index.count('k')).toBe(4);
+    index.add('k', -5000, 'z');
+    index.add('k', -5000, 'z');
+    expect(index.range('k', 0, 2)).toEqual(['z', 'a']);
+    expect(index.count('k')).toBe(4);
+    index.remove('k', 'a');
+    index.remove('k', 'a');
+    expect(index.count('k')).toBe(3);
+    index.addMany('k', [[-1, 'n1'], [-1, 'n0'], [-5000, 'z']]);
+    expect(index.range('k', 0, 10)).toEqual(['z', 'c', 'm', 'n0', 'n1']);
+    expect(index.count('k')).toBe(5);
+    for (const m of ['z', 'c', 'm', 'n0', 'n1']) index.remove('k', m);
+    expect(index.count('k')).toBe(0);
+    expect(s.database.prepare('SELECT count(*) FROM keyv_index_count').pluck().get()).toBe(1); // only "other"
+    expect(index.count('missing')).toBe(0);
+    expect(() => index.add('k', 1.5, 'x')).toThrow(TypeError);
+  });
+
+  it('makes its tables on first use only, and clear() empties them with the namespace', async () => {
+    const file = tmpFile();
+    const region = store(file, { table: 'region_api' });
+    await region.set('k', 'v');
+    const main = store(file, { table: 'main' });
+    expect(tables(main)).toEqual(['main', 'region_api']);
+    main.sortedIndex.add('a:idx', 1, 'm');
+    main.sortedIndex.add('b:idx', 1, 'm');
+    expect(tables(main)).toEqual(['main', 'main_index', 'main_index_count', 'region_api']);
+    const a = new Keyv({ store: store(file, { table: 'main' }), namespace: 'a' });
+    await a.clear();
+    expect(main.sortedIndex.count('a:idx')).toBe(0);
+    expect(main.sortedIndex.count('b:idx')).toBe(1);
+    await main.clear();
+    expect(main.sortedIndex.count('b:idx')).toBe(0);
+  });
+
+  it('koa-silo uses it: rows in main_index, no JSON index record', async () => {
+    const file = tmpFile();
+    const s = store(file, { table: 'main' });
+    const storage = createStorage({ main: sqliteKeyv(s) });
+    expect(storage.coordination).toBe('compare-and-swap');
+    const { accounts, silos } = createServices(storage);
+    await accounts.createAccount('acme');
+    const made = await Promise.all(Array.from({ length: 30 }, (_, i) => silos.create('acme', { file_name: `f${i}`, file_data: {} })));
+    expect(await s.get('silo:index:acme')).toBeUndefined();
+    expect(s.database.prepare(`SELECT count(*) FROM main WHERE key LIKE '%:index:%'`).pluck().get()).toBe(0);
+    expect(s.database.prepare(`SELECT count(*) FROM main_index WHERE index_key = 'silo:index:acme'`).pluck().get()).toBe(30);
+    expect(s.sortedIndex.count('silo:index:acme')).toBe(30);
+    const page = await silos.list('acme', 2, 20);
+    expect(page.metadata.total_items).toBe(30);
+    expect(page.silos).toHaveLength(10);
+    await silos.delete('acme', made[0]!.file_uuid);
+    expect(s.sortedIndex.count('silo:index:acme')).toBe(29);
+  });
+
+  it('takes over a JSON index that an earlier version left', async () => {
+    const s = store(tmpFile(), { table: 'main' });
+    const storage = createStorage({ main: sqliteKeyv(s) });
+    const { accounts, silos } = createServices(storage, { now: () => 5000 });
+    await accounts.createAccount('acme');
+    const made = await Promise.all([1, 2, 3].map((i) => silos.create('acme', { file_name: `f${i}`, file_data: {} })));
+    // Undo what the sorted index holds and write the JSON array the earlier version kept.
+    for (const r of made) s.sortedIndex.remove('silo:index:acme', r.file_uuid);
+    const sortedUuids = made.map((r) => r.file_uuid).sort();
+    await s.set('silo:index:acme', JSON.stringify(sortedUuids.map((u) => [5000, u])));
+    const upgraded = createServices(createStorage({ main: sqliteKeyv(store(s.opts.url.slice('sqlite://'.length), { table: 'main' })) }));
+    const page = await upgraded.silos.list('acme', 1, 10);
+    expect(page.metadata.total_items).toBe(3);
+    expect(page.silos.map((x) => x.file_uuid)).toEqual(sortedUuids);
+    expect(await s.get('silo:index:acme')).toBeUndefined();
+  });
+
+  it('two SqliteStores on one file, creating at once, all land in the listing', async () => {
+    const file = tmpFile();
+    const [one, two] = [store(file, { table: 'main' }), store(file, { table: 'main' })];
+    const first = createServices(createStorage({ main: sqliteKeyv(one) }));
+    const second = createServices(createStorage({ main: sqliteKeyv(two) }));
+    await first.accounts.createAccount('acme');
+    const made = await Promise.all(
+      Array.from({ length: 200 }, (_, i) => (i % 2 ? first : second).silos.create('acme', { file_name: `c${i}`, file_data: {} })),
+    );
+    for (const services of [first, second]) {
+      const pages = await Promise.all([1, 2].map((p) => services.silos.list('acme', p, 100)));
+      expect(pages[0]!.metadata.total_items).toBe(200);
+      expect(new Set(pages.flatMap((p) => p.silos.map((x) => x.file_uuid)))).toEqual(new Set(made.map((r) => r.file_uuid)));
+    }
+  });
+
+  it('two processes on one file, creating at once, all land in the listing', async () => {
+    const file = tmpFile();
+    const setupStore = store(file, { table: 'main' });
+    await createServices(createStorage({ main: sqliteKeyv(setupStore) })).accounts.createAccount('acme');
+    const go = path.join(path.dirname(file), 'go');
+    const url = (rel: string) => JSON.stringify(new URL(rel, import.meta.url).href);
+    const script = (tag: string) => `
+      const { SqliteStore, sqliteKeyv } = await import(${url('../src/sqlite-store.ts')});
+      const { createStorage } = await import(${url('../../koa-silo/src/storage/index.ts')});
+      const { createServices } = await import(${url('../../koa-silo/src/service/index.ts')});
+      const fs = await import('node:fs');
+      const storage = createStorage({ main: sqliteKeyv(new SqliteStore({ path: ${JSON.stringify(file)}, table: 'main' })) });
+      const { silos } = createServices(storage);
+      process.stdout.write('ready\\n');
+      while (!fs.existsSync(${JSON.stringify(go)})) await new Promise((r) => setTimeout(r, 2));
+      const made = await Promise.all(Array.from({ length: 150 }, (_, i) => silos.create('acme', { file_name: '${tag}' + i, file_data: { i } })));
+      await storage.close();
+      process.stdout.write(JSON.stringify(made.map((r) => r.file_uuid)) + '\\n');
+    `;
+    const run = (tag: string) => {
+      const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script(tag)], {
+        cwd: path.dirname(fileURLToPath(import.meta.url)),
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      let out = '';
+      const ready = new Promise<void>((resolve) => {
+        child.stdout.on('data', (chunk: Buffer) => {
+          out += chunk.toString();
+          if (out.includes('ready\n')) resolve();
+        });
+      });
+      const done = new Promise<string[]>((resolve, reject) => {
+        child.on('error', reject);
+        child.on('exit', (code) => {
+          if (code !== 0) reject(new Error(`child ${tag} exited with ${code}`));
+          else resolve(JSON.parse(out.split('\n').filter(Boolean).pop()!) as string[]);
+        });
+      });
+      return { ready, done };
+    };
+    const children = [run('p'), run('q')];
+    await Promise.all(children.map((c) => c.ready));
+    fs.writeFileSync(go, '');
+    const made = (await Promise.all(children.map((c) => c.done))).flat();
+    expect(made).toHaveLength(300);
+    const { silos } = createServices(createStorage({ main: sqliteKeyv(store(file, { table: 'main' })) }));
+    const pages = await Promise.all([1, 2, 3, 4].map((p) => silos.list('acme', p, 100)));
+    expect(pages[0]!.metadata.total_items).toBe(300);
+    expect(pages[3]!.silos).toEqual([]);
+    const listed = pages.flatMap((p) => p.silos.map((x) => x.file_uuid));
+    expect(new Set(listed)).toEqual(new Set(made));
+    expect(listed).toHaveLength(300);
+  }, 60_000);
 });
 
 describe('durability', () => {

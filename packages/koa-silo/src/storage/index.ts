@@ -10,5 +10,7 @@ export type {
   ListIndex,
   Locks,
   SiloStorage,
+  SortedIndex,
+  SortedIndexAdapter,
   StoredKey,
 } from './types.js';

@@ -1,23 +1,26 @@
 /**
- * The listing index on any Keyv store: one JSON array per account of `[created_at ms, uuid]`,
+ * The listing index on a Keyv store without a sorted index of its own (see sorted-list-index.ts
+ * for SQLite and in-memory Keyv): one JSON array per account of `[created_at ms, uuid]`,
  * kept sorted newest first (ties by uuid ascending), changed only under a lock so that concurrent
  * creates never overwrite each other's entries. How far that lock reaches (this process, or every
  * process sharing the store) is the lock's business.
  *
- * Costs are linear in the account's silo count (one small array); listing never reads data.
+ * Costs are linear in the account's silo count (the whole array is parsed and rewritten on every
+ * create and delete, parsed on every page); listing never reads data.
  */
 import type { KeyvTextStore } from './keyv-text-store.js';
 import type { StorageKeys } from './storage-keys.js';
 import type { IndexEntry, IndexPage, ListIndex, Locks } from './types.js';
 
-type Row = [createdAtMs: number, uuid: string];
+export type IndexRow = [createdAtMs: number, uuid: string];
+type Row = IndexRow;
 
 /** Newest first; equal times by uuid ascending. */
 function before(a: Row, b: Row): boolean {
   return a[0] !== b[0] ? a[0] > b[0] : a[1] < b[1];
 }
 
-function parseRows(text: string | undefined): Row[] {
+export function parseIndexRows(text: string | undefined): Row[] {
   if (text === undefined) return [];
   const rows: unknown = JSON.parse(text);
   return Array.isArray(rows) ? (rows as Row[]) : [];
@@ -33,7 +36,7 @@ export class JsonListIndex implements ListIndex {
   async #update(account: string, change: (rows: Row[]) => boolean): Promise<void> {
     const key = this.keys.index(account);
     await this.locks.withLock(key, async () => {
-      const rows = parseRows(await this.store.get(key));
+      const rows = parseIndexRows(await this.store.get(key));
       if (change(rows)) await this.store.set(key, JSON.stringify(rows));
     });
   }
@@ -65,7 +68,7 @@ export class JsonListIndex implements ListIndex {
   }
 
   async page(account: string, offset: number, limit: number): Promise<IndexPage> {
-    const rows = parseRows(await this.store.get(this.keys.index(account)));
+    const rows = parseIndexRows(await this.store.get(this.keys.index(account)));
     return { total: rows.length, uuids: rows.slice(offset, offset + limit).map((r) => r[1]) };
   }
 }

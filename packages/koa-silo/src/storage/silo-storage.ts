@@ -10,12 +10,12 @@ import type { Keyv } from 'keyv';
 import { REGIONS, type Account, type KeyType, type Region, type SiloDataRecord, type SiloRecord } from '../service/types.js';
 import { CasLocks, hasCompareAndSwap } from './cas-locks.js';
 import { decodeDataRecord, encodeDataRecord } from './data-record.js';
-import { JsonListIndex } from './json-list-index.js';
 import { KeyedMutex } from './keyed-mutex.js';
 import { configureKeyv, KeyvTextStore, type StorageErrorListener } from './keyv-text-store.js';
 import { DEFAULT_LOCK_TIMING, RedisLocks, type LockTiming } from './redis-locks.js';
 import { RedisListIndex } from './redis-list-index.js';
 import { RedisNative } from './redis-native.js';
+import { listIndexFor } from './sorted-list-index.js';
 import { DEFAULT_STORAGE_TIMEOUT_MS } from './storage-guard.js';
 import { storageKeys, type StorageKeys } from './storage-keys.js';
 import type { Coordination, ListIndex, Locks, SiloStorage, StoredKey } from './types.js';
@@ -53,10 +53,10 @@ function coordinate(main: KeyvTextStore, keys: StorageKeys, timing: LockTiming):
   const adapter: unknown = main.keyv.store;
   if (hasCompareAndSwap(adapter)) {
     const locks = new CasLocks(adapter, main, keys, timing);
-    return { coordination: 'compare-and-swap', locks, index: new JsonListIndex(main, keys, locks) };
+    return { coordination: 'compare-and-swap', locks, index: listIndexFor(main, keys, locks) };
   }
   const locks = new KeyedMutex();
-  return { coordination: 'in-process', locks, index: new JsonListIndex(main, keys, locks) };
+  return { coordination: 'in-process', locks, index: listIndexFor(main, keys, locks) };
 }
 
 export function createStorage(options: StorageOptions): SiloStorage {

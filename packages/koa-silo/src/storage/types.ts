@@ -93,3 +93,30 @@ export interface CompareAndSwapAdapter {
    */
   compareAndSwap(key: string, expected: string | undefined, next: string | undefined): Promise<boolean> | boolean;
 }
+
+/**
+ * Sorted sets kept by the store itself (an optional capability, see `SortedIndexAdapter`): each
+ * `indexKey` holds distinct members, each with an integer score, read in ascending order of
+ * (score, member) as Redis's ZRANGE reads them. Keys are as the adapter receives them from Keyv.
+ */
+export interface SortedIndex {
+  /** Adds `member` with `score` (sets its score when it is there already), in one atomic step. */
+  add(indexKey: string, score: number, member: string): Promise<void> | void;
+  /** Adds every entry, in one atomic step (optional: used once, to take over a JSON index). */
+  addMany?(indexKey: string, entries: readonly (readonly [score: number, member: string])[]): Promise<void> | void;
+  /** Removes `member`, if there, in one atomic step. */
+  remove(indexKey: string, member: string): Promise<void> | void;
+  /** How many members `indexKey` holds; cost independent of that number. */
+  count(indexKey: string): Promise<number> | number;
+  /** Members in ascending (score, member) order, `offset` skipped, at most `limit`. */
+  range(indexKey: string, offset: number, limit: number): Promise<string[]> | string[];
+}
+
+/**
+ * An optional capability of a Keyv store adapter: a native sorted index (for example a table of
+ * an SQLite adapter), used for the listing index instead of one JSON array per account. Its writes
+ * must be atomic across every process sharing the store.
+ */
+export interface SortedIndexAdapter {
+  readonly sortedIndex: SortedIndex;
+}
