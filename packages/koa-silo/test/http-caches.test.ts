@@ -1,0 +1,204 @@
+/**
+ * The read path's caches over real HTTP: data reads and get-silo read the silo's metadata on every
+ * request and its data record only when the body (or parsed data) of that version is not cached;
+ * concurrent readers share one encoded body; an update or delete made by another instance sharing
+ * the storage is seen on the next request (the cache is keyed by the version read from storage).
+ */
+import Koa from 'koa';
+import Keyv from 'keyv';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createSilo, type Silo } from '../src/index.js';
+import { createStorage } from '../src/storage/index.js';
+import { createServices } from '../src/service/index.js';
+import { newVersion } from '../src/service/silo-ids.js';
+import { NotFoundError } from '../src/errors.js';
+import { VersionCache } from '../src/http/version-cache.js';
+import { access, manage, startSilo, type Account, type Harness } from './support/http.js';
+
+/** An in-memory store that counts reads of data records. */
+class CountingMap extends Map<string, unknown> {
+  dataReads = 0;
+  override get(key: string) {
+    if (key.includes(':data:')) this.dataReads++;
+    return super.get(key);
+  }
+}
+
+const store = new CountingMap();
+const plans = { default: { maxDataBytes: 1_000_000, rateLimitPerMinute: 0 } };
+let h: Harness;
+/** Every body Silo set, in order (captured by a middleware in front of it). */
+const bodies: unknown[] = [];
+/** A second instance on the same storage: its writes never touch the first one's caches. */
+let other: Silo;
+let alice: Account;
+
+beforeAll(async () => {
+  h = await startSilo({ store: new Keyv({ store }), plans }, (app: Koa, silo) => {
+    app.use(async (ctx, next) => {
+      await next();
+      bodies.push(ctx.body);
+    });
+    app.use(silo.middleware());
+  });
+  other = createSilo({ store: new Keyv({ store }), plans });
+  alice = await h.account('alice');
+});
+afterAll(async () => {
+  await h.close();
+  await other.close();
+});
+beforeEach(() => {
+  bodies.length = 0;
+});
+
+const big = { rows: Array.from({ length: 2000 }, (_, i) => ({ id: i, name: `row-${i}` })) };
+
+describe('data reads', () => {
+  it('read the data record once per version; concurrent readers share one Buffer', async () => {
+    const uuid = await h.create(alice, { file_name: 'big', file_data: big, is_public: true });
+    const before = store.dataReads;
+    bodies.length = 0;
+    const replies = await Promise.all(Array.from({ length: 8 }, () => h.client.get(`/public/${uuid}`)));
+    for (const reply of replies) expect(reply.json).toEqual(big);
+    expect(store.dataReads - before).toBe(1);
+    expect(bodies).toHaveLength(8);
+    expect(Buffer.isBuffer(bodies[0])).toBe(true);
+    for (const body of bodies) expect(body).toBe(bodies[0]);
+    // Later reads too: metadata only.
+    expect((await h.client.get(`/${uuid}`, { headers: access(alice) })).json).toEqual(big);
+    expect(store.dataReads - before).toBe(1);
+  });
+
+  it('answer 304 from the metadata alone', async () => {
+    const uuid = await h.create(alice, { file_name: 'etag', file_data: big, is_public: true });
+    const first = await h.client.get(`/public/${uuid}`);
+    const before = store.dataReads;
+    const again = await h.client.get(`/public/${uuid}`, { headers: { 'If-None-Match': first.headers.etag! } });
+    expect(again.status).toBe(304);
+    expect(store.dataReads).toBe(before);
+  });
+
+  it('never serve a cached body or parsed value after an update by another instance', async () => {
+    const uuid = await h.create(alice, { file_name: 'v', file_data: { v: 1 }, is_public: true });
+    const query = '?path=v';
+    expect((await h.client.get(`/public/${uuid}`)).json).toEqual({ v: 1 });
+    expect((await h.client.get(`/${uuid}${query}`, { headers: access(alice) })).json).toBe(1);
+    expect((await h.client.get(`/api/v1/manage/${uuid}`, { headers: manage(alice) })).json).toEqual({ data: { v: 1 } });
+    const etag = (await h.client.get(`/public/${uuid}`)).headers.etag;
+
+    await other.silos.update('alice', uuid, { file_data: { v: 2 } });
+    const plain = await h.client.get(`/public/${uuid}`);
+    expect(plain.json).toEqual({ v: 2 });
+    expect(plain.headers.etag).not.toBe(etag);
+    expect((await h.client.get(`/public/${uuid}`, { headers: { 'If-None-Match': etag! } })).status).toBe(200);
+    expect((await h.client.get(`/${uuid}${query}`, { headers: access(alice) })).json).toBe(2);
+    expect((await h.client.get(`/api/v1/manage/${uuid}`, { headers: manage(alice) })).json).toEqual({ data: { v: 2 } });
+
+    // Made private elsewhere: the cached public body is not served at /public any more.
+    await other.silos.update('alice', uuid, { is_public: false });
+    expect((await h.client.get(`/public/${uuid}`)).status).toBe(404);
+    expect((await h.client.get(`/${uuid}`, { headers: access(alice) })).json).toEqual({ v: 2 });
+  });
+
+  it('answer 404 after a delete by another instance, with every cache warm', async () => {
+    const uuid = await h.create(alice, { file_name: 'gone', file_data: { x: [1, 2] }, is_public: true });
+    expect((await h.client.get(`/public/${uuid}`)).status).toBe(200);
+    expect((await h.client.get(`/${uuid}?path=x`, { headers: access(alice) })).status).toBe(200);
+    expect((await h.client.get(`/api/v1/manage/${uuid}`, { headers: manage(alice) })).status).toBe(200);
+    await other.silos.delete('alice', uuid);
+    expect((await h.client.get(`/public/${uuid}`)).status).toBe(404);
+    expect((await h.client.get(`/${uuid}`, { headers: access(alice) })).status).toBe(404);
+    expect((await h.client.get(`/${uuid}?path=x`, { headers: access(alice) })).status).toBe(404);
+    expect((await h.client.get(`/api/v1/manage/${uuid}`, { headers: manage(alice) })).status).toBe(404);
+  });
+
+  it('answer 404 on the old region host after a move by another instance', async () => {
+    const uuid = await h.create(alice, { file_name: 'mover', file_data: { m: 1 }, is_public: true });
+    expect((await h.client.get(`/public/${uuid}`)).status).toBe(200);
+    await other.silos.update('alice', uuid, { region_name: 'sg-01-api' });
+    expect((await h.client.get(`/public/${uuid}`)).status).toBe(404);
+    expect((await h.client.get(`/public/${uuid}`, { host: 'sg-01-api.localhost' })).json).toEqual({ m: 1 });
+  });
+});
+
+describe('the service read in two steps', () => {
+  const setup = async () => {
+    const storage = createStorage({ main: new Keyv() });
+    const { accounts, silos } = createServices(storage);
+    await accounts.createAccount('alice');
+    const record = await silos.create('alice', { file_name: 'n', file_data: { a: 1 }, is_public: true });
+    return { storage, silos, record };
+  };
+
+  it('loads data newer than the metadata it opened (data is written first), never older', async () => {
+    const { storage, silos, record } = await setup();
+    const handle = await silos.openData('api', record.file_uuid, undefined);
+    expect(handle.record.version).toBe(record.version);
+    // A write half-way: its data record is there, its metadata not yet.
+    await storage.putData('api', { ...record, version: 'next' }, '{"a":2}');
+    const data = await handle.load();
+    expect(data.record.version).toBe('next');
+    expect(data.text).toBe('{"a":2}');
+    // ...and made private by that write: not served at /public.
+    await storage.putData('api', { ...record, version: 'third', is_public: false }, '{"a":3}');
+    await expect(handle.load()).rejects.toBeInstanceOf(NotFoundError);
+  });
+
+  it('answers 404 when the data is gone between the two steps (deleted or moved away)', async () => {
+    const { silos, record } = await setup();
+    const handle = await silos.open('alice', record.file_uuid);
+    const publicHandle = await silos.openData('api', record.file_uuid, undefined);
+    await silos.delete('alice', record.file_uuid);
+    await expect(handle.load()).rejects.toBeInstanceOf(NotFoundError);
+    await expect(publicHandle.load()).rejects.toBeInstanceOf(NotFoundError);
+  });
+});
+
+describe('VersionCache', () => {
+  it('keeps one version per key within its byte budget, least recently used out first', async () => {
+    const cache = new VersionCache<string>(10);
+    cache.set('a', 'v1', 'A1', 4);
+    cache.set('b', 'v1', 'B1', 4);
+    expect(cache.get('a', 'v1')).toBe('A1');
+    expect(cache.get('a', 'v2')).toBeUndefined();
+    cache.set('c', 'v1', 'C1', 4); // over budget: b (least recently used) goes
+    expect(cache.get('b', 'v1')).toBeUndefined();
+    expect(cache.get('a', 'v1')).toBe('A1');
+    cache.set('a', 'v2', 'A2', 4); // replaces a's older version
+    expect(cache.get('a', 'v1')).toBeUndefined();
+    expect(cache.heldBytes).toBe(8);
+    cache.set('huge', 'v1', 'H', 11); // larger than the budget: not kept
+    expect(cache.get('huge', 'v1')).toBeUndefined();
+  });
+
+  it('runs one loader for concurrent loads of a key, version and scope; a failure is not kept', async () => {
+    const cache = new VersionCache<string>(100);
+    let calls = 0;
+    const loader = async () => {
+      calls++;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      return { version: 'v2', value: 'x', bytes: 1 };
+    };
+    const results = await Promise.all([cache.load('k', 'v1', 's', loader), cache.load('k', 'v1', 's', loader)]);
+    expect(calls).toBe(1);
+    expect(results.map((r) => r.version)).toEqual(['v2', 'v2']);
+    await cache.load('k', 'v1', 'other scope', loader);
+    expect(calls).toBe(2);
+    expect(cache.get('k', 'v2')).toBe('x'); // kept under the version it is of
+    await expect(cache.load('f', 'v1', 's', () => Promise.reject(new Error('down')))).rejects.toThrow('down');
+    expect((await cache.load('f', 'v1', 's', async () => ({ version: 'v1', value: 'ok', bytes: 1 }))).value).toBe('ok');
+  });
+});
+
+describe('versions', () => {
+  it('are 16 characters of [A-Za-z0-9_-] and unique', () => {
+    const seen = new Set<string>();
+    for (let i = 0; i < 10_000; i++) {
+      const version = newVersion();
+      expect(version).toMatch(/^[A-Za-z0-9_-]{16}$/);
+      seen.add(version);
+    }
+    expect(seen.size).toBe(10_000);
+  });
+});
