@@ -6,8 +6,8 @@
  *
  *   npx tsc -b && node --import tsx benchmarks/storage/sqlite.ts [--quick]
  *
- * @keyv/sqlite is not measured: it is not installed (it needs the sqlite3 package, a second
- * native SQLite binding, and pages its iterator with OFFSET, quadratic over a full walk).
+ * @keyv/sqlite is not a dependency (it needs the sqlite3 package, a second native SQLite binding);
+ * it was measured once beside this adapter in a scratch install: packages/silo-server/README.md.
  */
 import fs from 'node:fs';
 import os from 'node:os';

@@ -10,7 +10,7 @@
  *   <p>:key:<sha256 hex>        StoredKey JSON (lookup by the hash of a presented key value)
  *   <p>:keys:<account>          JSON array of the account's StoredKeys (listing, name uniqueness)
  *   <p>:meta:<uuid>             SiloRecord JSON (metadata only, never data)
- *   <p>:index:<account>         listing index: a Redis sorted set, or a JSON array elsewhere
+ *   <p>:index:<account>         listing index: a sorted index (Redis sorted set, SQLite table, in-process for a Map), or a JSON array for other stores
  *   <p>:lock:<name>             a lock (Redis or compare-and-swap stores only)
  * Region store of region R:
  *   <p>:data:<R>:<uuid>         data record: header line (SiloRecord JSON), "\n", the exact JSON text

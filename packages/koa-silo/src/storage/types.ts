@@ -28,7 +28,7 @@ export interface IndexEntry {
 export interface ListIndex {
   add(account: string, entry: IndexEntry): Promise<void>;
   remove(account: string, uuid: string): Promise<void>;
-  /** `offset` entries skipped, at most `limit` returned; cost linear in the account's silo count. */
+  /** `offset` entries skipped, at most `limit` returned; a sorted index reads only the page, the JSON fallback the whole index. */
   page(account: string, offset: number, limit: number): Promise<IndexPage>;
 }
 
