@@ -11,10 +11,9 @@
  * http:  the HTTP server against bare Koa, node:http and json-server (benchmarks/http/, issue 5).
  *        Flags: those of benchmarks/http/run.ts (--quick, --no-write, --no-memory, --rounds=N, ...).
  */
-import { realpathSync } from 'node:fs';
-import { pathToFileURL } from 'node:url';
 import { parseHttpArgs, runHttpBenchmarks } from './http/run.js';
 import { runQueryBenchmarks, type QueryBenchOptions } from './query/run.js';
+import { isInvokedDirectly } from './common.js';
 
 const SUITES = ['query', 'http'] as const;
 type Suite = (typeof SUITES)[number];
@@ -46,15 +45,7 @@ export async function runBenchmarks(argv: readonly string[]): Promise<void> {
   }
 }
 
-const invokedDirectly = (() => {
-  const entry = process.argv[1];
-  if (!entry) return false;
-  try {
-    return pathToFileURL(realpathSync(entry)).href === import.meta.url;
-  } catch {
-    return false;
-  }
-})();
+const invokedDirectly = isInvokedDirectly(import.meta.url);
 
 if (invokedDirectly) {
   try {

@@ -3,18 +3,8 @@
  * generators and the harness builds the expected response bodies from the same ones, so both
  * sides agree on every byte without passing the data around.
  */
+import { mulberry32 } from '../common.js';
 
-/** mulberry32: a tiny seeded 32-bit PRNG (floats in [0, 1)). */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const WORDS = [
   'amber', 'basalt', 'cedar', 'delta', 'ember', 'fjord', 'granite', 'harbor', 'indigo', 'juniper',

@@ -10,10 +10,9 @@
  * Scenario ids are those of the results (s1-memory, s3-sqlite, s6-redis, base-koa, ...), plus
  * mem-<store>-public and mem-<store>-query: the 10 MB silo read by 20 connections.
  */
-import { mkdtempSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import type { BaselineKind } from './baselines.js';
 import { ROOT, type Child } from './children.js';
 import { standardData } from './data.js';
@@ -21,6 +20,7 @@ import { runLoad, type LoadRequest } from './load.js';
 import { baselineScenarios, siloScenarios } from './scenarios.js';
 import type { StoreKind } from './server.js';
 import { startBaseline, startSilo, type SiloTarget } from './targets.js';
+import { isInvokedDirectly } from '../common.js';
 
 interface CpuProfileNode {
   id: number;
@@ -189,15 +189,7 @@ export async function profileScenario(
   }
 }
 
-const invokedDirectly = (() => {
-  const entry = process.argv[1];
-  if (!entry) return false;
-  try {
-    return pathToFileURL(realpathSync(entry)).href === import.meta.url;
-  } catch {
-    return false;
-  }
-})();
+const invokedDirectly = isInvokedDirectly(import.meta.url);
 
 if (invokedDirectly) {
   const args = process.argv.slice(2);

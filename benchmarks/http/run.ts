@@ -17,9 +17,8 @@
  * 6. benchmarks/results/http.json, http.md and http.svg.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
-import { pathToFileURL } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { BaselineKind, BaselineReady } from './baselines.js';
 import { readCpuMs, readMemory, resetPeak, ROOT, type Child } from './children.js';
@@ -30,6 +29,7 @@ import { baselineScenarios, siloScenarios, type Scenario } from './scenarios.js'
 import type { StoreKind } from './server.js';
 import { DEFAULT_REDIS_URL, flushRedisDb, startBaseline, startSilo, type SiloTarget } from './targets.js';
 import type { HttpBenchResults, MemoryResult, ScenarioResult, TargetResult } from './types.js';
+import { isInvokedDirectly } from '../common.js';
 
 export interface HttpBenchOptions {
   /** 1 s rounds, 3 rounds, 0.5 s warm-up, a 2 s memory phase: a smoke test. */
@@ -552,15 +552,7 @@ export function parseHttpArgs(argv: readonly string[]): HttpBenchOptions {
   return o;
 }
 
-const invokedDirectly = (() => {
-  const entry = process.argv[1];
-  if (!entry) return false;
-  try {
-    return pathToFileURL(realpathSync(entry)).href === import.meta.url;
-  } catch {
-    return false;
-  }
-})();
+const invokedDirectly = isInvokedDirectly(import.meta.url);
 
 if (invokedDirectly) {
   try {

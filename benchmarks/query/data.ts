@@ -2,18 +2,9 @@
  * Deterministic benchmark data. Everything is generated from a seeded PRNG so that every run,
  * on every machine, queries exactly the same values (and the same number of matches).
  */
+import { mulberry32 } from '../common.js';
 
-/** mulberry32: a tiny, fast, well-distributed 32-bit PRNG. Returns floats in [0, 1). */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { mulberry32 } from '../common.js';
 
 function pick<T>(rand: () => number, items: readonly T[]): T {
   const item = items[Math.floor(rand() * items.length)];

@@ -7,9 +7,9 @@
  *        [--without-silo] [--module=path/to/other/build.js] [--like-limit-ms=N]
  */
 import { execFile, execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual, inspect } from 'node:util';
 import { buildCases, CANDIDATES, candidateFns, type BenchCase, type CandidateFns, type CandidateKey } from './cases.js';
 import { measureInterleaved, type Fn, type HarnessOptions } from './harness.js';
@@ -26,6 +26,7 @@ import {
   type TargetResult,
 } from './report.js';
 import { loadSiloQuery, loadSiloQueryFrom, type LoadedSilo, type SiloChoice } from './silo.js';
+import { isInvokedDirectly } from '../common.js';
 
 export interface QueryBenchOptions {
   /** Which silo-query to measure: built dist (preferred by `auto` when up to date) or src. */
@@ -435,15 +436,7 @@ function parseArgs(argv: readonly string[]): QueryBenchOptions {
   return o;
 }
 
-const invokedDirectly = (() => {
-  const entry = process.argv[1];
-  if (!entry) return false;
-  try {
-    return pathToFileURL(realpathSync(entry)).href === import.meta.url;
-  } catch {
-    return false;
-  }
-})();
+const invokedDirectly = isInvokedDirectly(import.meta.url);
 
 if (invokedDirectly) {
   try {

@@ -1,0 +1,26 @@
+/** Small pieces every benchmark suite needs. */
+import { realpathSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+
+/** Whether the module at `moduleUrl` (its `import.meta.url`) is the script node was started with. */
+export function isInvokedDirectly(moduleUrl: string): boolean {
+  const entry = process.argv[1];
+  if (!entry) return false;
+  try {
+    return pathToFileURL(realpathSync(entry)).href === moduleUrl;
+  } catch {
+    return false;
+  }
+}
+
+/** mulberry32: a tiny, fast, well-distributed seeded 32-bit PRNG. Returns floats in [0, 1). */
+export function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
