@@ -1,5 +1,6 @@
 /** Small pieces every benchmark suite needs. */
 import { realpathSync } from 'node:fs';
+import os from 'node:os';
 import { pathToFileURL } from 'node:url';
 
 /** Whether the module at `moduleUrl` (its `import.meta.url`) is the script node was started with. */
@@ -22,5 +23,18 @@ export function mulberry32(seed: number): () => number {
     t = Math.imul(t ^ (t >>> 15), t | 1);
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** The machine a run measured, as every results file records it. */
+export function machineInfo(): { cpuModel: string; cores: number; memoryGiB: number; platform: string; arch: string; osRelease: string } {
+  const cpus = os.cpus();
+  return {
+    cpuModel: cpus[0]?.model.trim() ?? 'unknown',
+    cores: cpus.length,
+    memoryGiB: os.totalmem() / 2 ** 30,
+    platform: os.platform(),
+    arch: os.arch(),
+    osRelease: os.release(),
   };
 }

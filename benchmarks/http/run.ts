@@ -29,7 +29,7 @@ import { baselineScenarios, siloScenarios, type Scenario } from './scenarios.js'
 import type { StoreKind } from './server.js';
 import { DEFAULT_REDIS_URL, flushRedisDb, startBaseline, startSilo, type SiloTarget } from './targets.js';
 import type { HttpBenchResults, MemoryResult, ScenarioResult, TargetResult } from './types.js';
-import { isInvokedDirectly } from '../common.js';
+import { isInvokedDirectly, machineInfo } from '../common.js';
 
 export interface HttpBenchOptions {
   /** 1 s rounds, 3 rounds, 0.5 s warm-up, a 2 s memory phase: a smoke test. */
@@ -455,19 +455,13 @@ export async function runHttpBenchmarks(options: HttpBenchOptions = {}): Promise
     });
   }
 
-  const cpus = os.cpus();
   const out: HttpBenchResults = {
     schema: 1,
     generatedAt: new Date().toISOString(),
     command: 'node --import tsx benchmarks/http/run.ts' + (quick ? ' --quick' : '') + (options.siloModule ? ` --silo-module=${options.siloModule}` : ''),
     mode,
     machine: {
-      cpuModel: cpus[0]?.model.trim() ?? 'unknown',
-      cores: cpus.length,
-      memoryGiB: os.totalmem() / 2 ** 30,
-      platform: os.platform(),
-      arch: os.arch(),
-      osRelease: os.release(),
+      ...machineInfo(),
       loadAverageAtStart,
       loadAverageAtEnd: os.loadavg(),
       loadAverageByRound: loadAverages,

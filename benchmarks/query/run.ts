@@ -26,7 +26,7 @@ import {
   type TargetResult,
 } from './report.js';
 import { loadSiloQuery, loadSiloQueryFrom, type LoadedSilo, type SiloChoice } from './silo.js';
-import { isInvokedDirectly } from '../common.js';
+import { isInvokedDirectly, machineInfo } from '../common.js';
 
 export interface QueryBenchOptions {
   /** Which silo-query to measure: built dist (preferred by `auto` when up to date) or src. */
@@ -353,19 +353,13 @@ export async function runQueryBenchmarks(options: QueryBenchOptions = {}): Promi
       ` · compile/hand ${fmtRatio(r.ratios.compileVsBaseline)}`);
   }
 
-  const cpus = os.cpus();
   const out: QueryBenchResults = {
     schema: 1,
     generatedAt: new Date().toISOString(),
     command: 'node --import tsx benchmarks/query/run.ts' + (quick ? ' --quick' : ''),
     mode,
     machine: {
-      cpuModel: cpus[0]?.model.trim() ?? 'unknown',
-      cores: cpus.length,
-      memoryGiB: os.totalmem() / 2 ** 30,
-      platform: os.platform(),
-      arch: os.arch(),
-      osRelease: os.release(),
+      ...machineInfo(),
       loadAverageAtStart,
     },
     node: process.version,

@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, type Answer } from '../support/http-call.js';
 import { startInProcess } from '../support/in-process.js';
 import { createKeysWithCli, runSilo, startSiloServer, type SiloServer } from '../support/silo-server.js';
+import { FlakyMap } from '../support/flaky-map.js';
 
 /** What of a key value must never show: any 10 characters in a row of its random part. */
 function secretsOf(values: string[]): string[] {
@@ -169,17 +170,6 @@ describe('key values in logs and error bodies', () => {
   });
 
   it('never hands a key value to Silo\'s logger, even on the error paths that log (storage down)', async () => {
-    class FlakyMap extends Map<string, unknown> {
-      down = false;
-      override get(key: string) {
-        if (this.down) throw Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
-        return super.get(key);
-      }
-      override set(key: string, value: unknown) {
-        if (this.down) throw Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
-        return super.set(key, value);
-      }
-    }
     const store = new FlakyMap();
     const s = await startInProcess({ store: new Keyv({ store }) });
     try {

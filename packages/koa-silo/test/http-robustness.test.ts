@@ -11,6 +11,7 @@ import { Keyv } from 'keyv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSilo } from '../src/index.js';
 import { access, listen, manage, rawRequest, startSilo, type Account, type Harness } from './support/http.js';
+import { FlakyMap } from '../../../test/support/flaky-map.js';
 
 const LIMIT = 2000;
 
@@ -343,17 +344,6 @@ describe('paths and methods', () => {
 
 describe('storage outage', () => {
   it('answers 503 JSON while the store fails and recovers by itself', async () => {
-    class FlakyMap extends Map<string, unknown> {
-      down = false;
-      override get(key: string) {
-        if (this.down) throw Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
-        return super.get(key);
-      }
-      override set(key: string, value: unknown) {
-        if (this.down) throw Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
-        return super.set(key, value);
-      }
-    }
     const store = new FlakyMap();
     const errors: unknown[] = [];
     const flaky = await startSilo({
