@@ -118,7 +118,7 @@ export function createAccountService(storage: SiloStorage, options: AccountServi
       const value = generateKeyValue(type);
       stored.hash = hashKeyValue(value);
       if (!(await storage.insertKey(stored))) {
-        throw new ConflictError(`The account already has a ${type} key named "${name}"`);
+        throw new ConflictError(`The account already has ${type === 'access' ? 'an access' : 'a manage'} key named "${name}"`);
       }
       return { ...publicInfo(stored), key: value };
     },
