@@ -50,6 +50,7 @@ export interface SqliteSortedIndex {
   range(indexKey: string, offset: number, limit: number): string[];
 }
 type Row = { key: string; value: string | Buffer; expires: number | null };
+type ValueRow = Omit<Row, 'key'>;
 type Stmt<P extends unknown[], R = unknown> = Database.Statement<P, R>;
 
 const TABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
@@ -89,7 +90,7 @@ export class SqliteStore implements KeyvStoreAdapter {
   readonly #db: Database.Database;
   readonly #iterationLimit: number;
   readonly #listeners = new Map<string, Listener[]>();
-  readonly #get: Stmt<[string], Row>;
+  readonly #get: Stmt<[string], ValueRow>;
   readonly #set: Stmt<[string, string | Buffer, number | null]>;
   readonly #delete: Stmt<[string]>;
   readonly #getMany: Stmt<[string], Row>;
@@ -134,7 +135,8 @@ export class SqliteStore implements KeyvStoreAdapter {
     this.#table = table;
     const t = `"${table}"`;
     const cols = 'key, value, expires';
-    this.#get = this.#db.prepare(`SELECT ${cols} FROM ${t} WHERE key = ?`);
+    // A single read needs no key column back: the hot path of every silo read.
+    this.#get = this.#db.prepare(`SELECT value, expires FROM ${t} WHERE key = ?`);
     this.#set = this.#db.prepare(
       `INSERT INTO ${t} (key, value, expires) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value, expires = excluded.expires`,
     );
@@ -405,7 +407,7 @@ export class SqliteStore implements KeyvStoreAdapter {
     return true;
   }
 
-  #expired(row: Row): boolean {
+  #expired(row: ValueRow): boolean {
     return row.expires !== null && row.expires <= Date.now();
   }
 }
