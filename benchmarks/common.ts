@@ -27,7 +27,16 @@ export function mulberry32(seed: number): () => number {
 }
 
 /** The machine a run measured, as every results file records it. */
-export function machineInfo(): { cpuModel: string; cores: number; memoryGiB: number; platform: string; arch: string; osRelease: string } {
+export interface MachineInfo {
+  cpuModel: string;
+  cores: number;
+  memoryGiB: number;
+  platform: string;
+  arch: string;
+  osRelease: string;
+}
+
+export function machineInfo(): MachineInfo {
   const cpus = os.cpus();
   return {
     cpuModel: cpus[0]?.model.trim() ?? 'unknown',

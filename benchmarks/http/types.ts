@@ -2,6 +2,7 @@
 import type { RoundResult } from './load.js';
 import type { Group, Target } from './scenarios.js';
 import type { StoreKind } from './server.js';
+import type { MachineInfo } from '../common.js';
 
 export interface ScenarioResult {
   id: string;
@@ -71,13 +72,7 @@ export interface HttpBenchResults {
   generatedAt: string;
   command: string;
   mode: 'full' | 'quick' | 'custom';
-  machine: {
-    cpuModel: string;
-    cores: number;
-    memoryGiB: number;
-    platform: string;
-    arch: string;
-    osRelease: string;
+  machine: MachineInfo & {
     loadAverageAtStart: number[];
     loadAverageAtEnd: number[];
     /** 1-minute load average after each measured round. */

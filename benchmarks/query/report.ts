@@ -1,14 +1,10 @@
 /** Renders the results of a run as `benchmarks/results/query.md` (the JSON is the raw object). */
+import type { MachineInfo as BaseMachineInfo } from '../common.js';
 import { CANDIDATES, type CandidateKey } from './cases.js';
 import type { Measurement } from './harness.js';
 
-export interface MachineInfo {
-  cpuModel: string;
-  cores: number;
-  memoryGiB: number;
-  platform: string;
-  arch: string;
-  osRelease: string;
+/** The machine, and its load when the run started. */
+export interface MachineInfo extends BaseMachineInfo {
   loadAverageAtStart: number[];
 }
 
