@@ -8,6 +8,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
 import { createSilo, type Silo, type SiloOptions } from '../../packages/koa-silo/src/index.js';
+import { accountWithKeys, type Account as TestAccount } from '../../packages/koa-silo/test/support/accounts.js';
 
 export interface LoggedError {
   message: string;
@@ -27,11 +28,7 @@ export interface InProcessSilo {
   close(): Promise<void>;
 }
 
-export interface TestAccount {
-  name: string;
-  manage: string;
-  access: string;
-}
+export type { Account as TestAccount } from '../../packages/koa-silo/test/support/accounts.js';
 
 export const NO_RATE_LIMIT = { maxDataBytes: 10_000_000, rateLimitPerMinute: 0 };
 
@@ -57,12 +54,7 @@ export async function startInProcess(options: SiloOptions = {}): Promise<InProce
     logged,
     koaErrors,
     agent,
-    async account(name, plan) {
-      await silo.accounts.createAccount(name, plan);
-      const manage = await silo.accounts.createKey({ account: name, type: 'manage', name: 'm' });
-      const access = await silo.accounts.createKey({ account: name, type: 'access', name: 'a' });
-      return { name, manage: manage.key, access: access.key };
-    },
+    account: (name, plan) => accountWithKeys(silo.accounts, name, plan),
     async close() {
       agent.destroy();
       server.closeAllConnections();

@@ -7,6 +7,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
 import { createSilo, type Silo, type SiloOptions } from '../../src/index.js';
+import { accountWithKeys, type Account } from './accounts.js';
 import { OpenApiChecker } from './http-openapi.js';
 
 export const HOSTS = {
@@ -101,11 +102,7 @@ export class Client {
   }
 }
 
-export interface Account {
-  name: string;
-  manage: string;
-  access: string;
-}
+export type { Account } from './accounts.js';
 
 export interface Harness {
   silo: Silo;
@@ -133,12 +130,7 @@ export async function startSilo(options: SiloOptions = {}, setup?: (app: Koa, si
     app,
     client,
     server,
-    async account(name, plan) {
-      await silo.accounts.createAccount(name, plan);
-      const manage = await silo.accounts.createKey({ account: name, type: 'manage', name: 'm' });
-      const access = await silo.accounts.createKey({ account: name, type: 'access', name: 'a' });
-      return { name, manage: manage.key, access: access.key };
-    },
+    account: (name, plan) => accountWithKeys(silo.accounts, name, plan),
     async create(account, body, host) {
       const reply = await client.request('/api/v1/manage/', {
         method: 'POST',
