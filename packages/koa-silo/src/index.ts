@@ -14,7 +14,8 @@ import { resolveOptions, type SiloOptions } from './options.js';
 import { buildOpenApi } from './schemas/openapi.js';
 import { createServices } from './service/index.js';
 import type { AccountService, SiloService } from './service/types.js';
-import { createStorage } from './storage/index.js';
+import { createStorage, type SweepReport } from './storage/index.js';
+import { startSweeper } from './storage/sweeper.js';
 
 export interface Silo {
   /** The whole API as one Koa middleware: `app.use(silo.middleware())`. */
@@ -25,6 +26,11 @@ export interface Silo {
   silos: SiloService;
   /** The OpenAPI 3.1 document served at /api/v1/openapi.json. */
   openapi: Record<string, unknown>;
+  /**
+   * Remove blobs that no committed version names (a crash between a write's data and its commit
+   * leaves them). Runs by itself at start and every `sweepIntervalMs`; safe on every instance.
+   */
+  sweep(): Promise<SweepReport>;
   /** Disconnect the Keyv stores (given or default) and drop in-process caches. Idempotent. */
   close(): Promise<void>;
 }
@@ -42,14 +48,18 @@ export function createSilo(options: SiloOptions = {}): Silo {
   const openapi = buildOpenApi(resolved);
   const http = createHttp({ accounts, silos, options: resolved, openapiText: JSON.stringify(openapi) });
   let closing: Promise<void> | undefined;
+  const sweep = () => storage.sweep();
+  const sweeper = startSweeper(sweep, resolved.sweepIntervalMs, resolved.logger);
 
   return {
     middleware: () => http.middleware,
     accounts,
     silos,
     openapi,
+    sweep,
     close() {
       closing ??= (async () => {
+        sweeper.stop();
         http.clear();
         await storage.close();
       })();
@@ -64,3 +74,18 @@ export { DEFAULT_HOSTS, DEFAULT_PLAN, DEFAULT_PLAN_NAME, type Plan, type RateLim
 export { buildOpenApi, OPENAPI_VERSION } from './schemas/openapi.js';
 export * from './errors.js';
 export * from './service/types.js';
+export { applyJsonPatch, applyMergePatch, checkJsonPatch, PatchConflictError, PatchTooLargeError, type ApplyOptions, type JsonPatchOperation } from './patch/index.js';
+export {
+  createStorage,
+  DEFAULT_SWEEP_GRACE_MS,
+  UnsupportedStoreError,
+  type AtomicAdapter,
+  type AtomicBatch,
+  type CompareAndSwapAdapter,
+  type KeyListingAdapter,
+  type SiloStorage,
+  type SortedIndex,
+  type SortedIndexAdapter,
+  type StorageOptions,
+  type SweepReport,
+} from './storage/index.js';

@@ -9,6 +9,8 @@ export interface Plan {
   maxDataBytes: number;
   /** Requests per client per minute; `0` turns rate limiting off for the plan. */
   rateLimitPerMinute: number;
+  /** Versions each silo keeps in history, the current one included. Default 20 (1: only the current). */
+  historyVersions?: number;
 }
 
 /**
@@ -61,6 +63,8 @@ export interface SiloOptions {
   maxJsonDepth?: number;
   /** Where unexpected errors (500s) and storage outages (503s) are logged. Default: console. */
   logger?: SiloLogger;
+  /** How often the orphan sweep runs (ms), the first time shortly after start; 0 turns it off. Default 10 minutes. */
+  sweepIntervalMs?: number;
 }
 
 export const DEFAULT_HOSTS: Record<Region, string> = {
@@ -71,7 +75,9 @@ export const DEFAULT_HOSTS: Record<Region, string> = {
 
 export const DEFAULT_PLAN_NAME = 'default';
 
-export const DEFAULT_PLAN: Plan = { maxDataBytes: 10_000_000, rateLimitPerMinute: 600 };
+export const DEFAULT_PLAN: Plan = { maxDataBytes: 10_000_000, rateLimitPerMinute: 600, historyVersions: 20 };
+
+export const DEFAULT_SWEEP_INTERVAL_MS = 10 * 60_000;
 
 /** What a request body may carry beside `file_data` (file_name, region, flags, whitespace). */
 export const BODY_ENVELOPE_BYTES = 64 * 1024;
@@ -88,6 +94,7 @@ export interface ResolvedOptions {
   bodyCacheBytes: number;
   maxJsonDepth: number;
   logger: SiloLogger;
+  sweepIntervalMs: number;
 }
 
 export function resolveOptions(options: SiloOptions = {}): ResolvedOptions {
@@ -104,7 +111,11 @@ export function resolveOptions(options: SiloOptions = {}): ResolvedOptions {
     if (!(Number.isSafeInteger(plan.rateLimitPerMinute) && plan.rateLimitPerMinute >= 0)) {
       throw new TypeError(`plans.${name}.rateLimitPerMinute must be an integer >= 0 (0 turns limiting off)`);
     }
-    plans[name] = { maxDataBytes: plan.maxDataBytes, rateLimitPerMinute: plan.rateLimitPerMinute };
+    const historyVersions = plan.historyVersions ?? DEFAULT_PLAN.historyVersions!;
+    if (!(Number.isSafeInteger(historyVersions) && historyVersions >= 1 && historyVersions <= 1000)) {
+      throw new TypeError(`plans.${name}.historyVersions must be an integer from 1 to 1000`);
+    }
+    plans[name] = { maxDataBytes: plan.maxDataBytes, rateLimitPerMinute: plan.rateLimitPerMinute, historyVersions };
   }
   const notFound = options.notFound ?? 'next';
   if (notFound !== 'next' && notFound !== 'json') throw new TypeError("notFound must be 'next' or 'json'");
@@ -120,6 +131,7 @@ export function resolveOptions(options: SiloOptions = {}): ResolvedOptions {
     bodyCacheBytes: options.bodyCacheBytes ?? 64 * 1024 * 1024,
     maxJsonDepth: options.maxJsonDepth ?? 1000,
     logger: options.logger ?? { error: (message, err) => console.error(message, err) },
+    sweepIntervalMs: options.sweepIntervalMs ?? DEFAULT_SWEEP_INTERVAL_MS,
   };
 }
 

@@ -152,7 +152,7 @@ describe('list', () => {
     expect(reply.json.metadata).toEqual({ total_items: 7, per_page: 25, page_no: 1 });
     expect(reply.json.silos.map((s: { file_uuid: string }) => s.file_uuid)).toEqual(newestFirst);
     expect(Object.keys(reply.json.silos[0]).sort()).toEqual(
-      ['created_at', 'file_name', 'file_uuid', 'is_public', 'region_name', 'updated_at'],
+      ['created_at', 'file_name', 'file_uuid', 'is_public', 'region_name', 'updated_at', 'version'],
     );
   });
 
@@ -200,12 +200,12 @@ describe('list', () => {
 });
 
 describe('meta and get-silo', () => {
-  it('meta answers the six fields, get-silo the stored JSON under data', async () => {
+  it('meta answers the six fields and version, get-silo the stored JSON under data', async () => {
     const data = { b: [1, 2, { c: 'ü' }], a: 1.5e300 };
     const uuid = await h.create(alice, { file_name: 'm', file_data: data, is_public: true });
     const m = await meta(alice, uuid);
     expect(m.status).toBe(200);
-    expect(Object.keys(m.json).sort()).toEqual(['created_at', 'file_name', 'file_uuid', 'is_public', 'region_name', 'updated_at']);
+    expect(Object.keys(m.json).sort()).toEqual(['created_at', 'file_name', 'file_uuid', 'is_public', 'region_name', 'updated_at', 'version']);
     expect(m.json).toMatchObject({ file_uuid: uuid, file_name: 'm', is_public: true, region_name: 'api' });
     const g = await getSilo(alice, uuid);
     expect(g.status).toBe(200);
@@ -235,14 +235,14 @@ describe('meta and get-silo', () => {
 });
 
 describe('update', () => {
-  it('changes only the fields sent, replaces file_data whole, answers all seven fields', async () => {
+  it('changes only the fields sent, replaces file_data whole, answers all seven fields and version', async () => {
     const uuid = await h.create(alice, { file_name: 'u1', file_data: { keep: 1, drop: 2 } });
     const before = (await meta(alice, uuid)).json;
     await new Promise((r) => setTimeout(r, 5));
     const reply = await patch(alice, uuid, { file_data: { fresh: true } });
     expect(reply.status).toBe(200);
     expect(Object.keys(reply.json).sort()).toEqual(
-      ['created_at', 'file_data', 'file_name', 'file_uuid', 'is_public', 'region_name', 'updated_at'],
+      ['created_at', 'file_data', 'file_name', 'file_uuid', 'is_public', 'region_name', 'updated_at', 'version'],
     );
     expect(reply.json).toMatchObject({ file_name: 'u1', file_uuid: uuid, is_public: false, region_name: 'api', file_data: { fresh: true } });
     expect(reply.json.created_at).toBe(before.created_at);

@@ -213,7 +213,8 @@ describe('silos', () => {
     expect(record.created_at).toMatch(RFC3339_MS_UTC);
     expect(record.created_at).toBe('2026-03-01T12:00:00.000Z');
     expect(record.updated_at).toBe(record.created_at);
-    expect(record.version).toMatch(/^[A-Za-z0-9_-]{1,128}$/);
+    expect(record.version).toBe(1);
+    expect(record.etag).toMatch(/^[A-Za-z0-9_-]{16}$/);
     expect(await silos.meta('alice', record.file_uuid)).toEqual(record);
   });
 
@@ -235,11 +236,12 @@ describe('silos', () => {
   it('moves updated_at forward on every update, even within one millisecond', async () => {
     const created = await silos.create('alice', { file_name: 'n', file_data: {} });
     const stamps = [created.updated_at];
-    const versions = [created.version];
+    const versions = [created.etag];
     for (let i = 0; i < 5; i++) {
       const { record } = await silos.update('alice', created.file_uuid, { file_name: `n${i}` });
       stamps.push(record.updated_at);
-      versions.push(record.version);
+      versions.push(record.etag);
+      expect(record.version).toBe(i + 2);
       expect(record.updated_at).toMatch(RFC3339_MS_UTC);
       expect(record.created_at).toBe(created.created_at);
     }
@@ -351,18 +353,19 @@ describe('silos', () => {
   describe('If-Match', () => {
     it('refuses a stale version with 412 and applies the current one', async () => {
       const created = await silos.create('alice', { file_name: 'v', file_data: {} });
-      const next = await silos.update('alice', created.file_uuid, { file_name: 'w' }, created.version);
-      await expect(silos.update('alice', created.file_uuid, { file_name: 'x' }, created.version)).rejects.toBeInstanceOf(
+      const next = await silos.update('alice', created.file_uuid, { file_name: 'w' }, [created.etag]);
+      await expect(silos.update('alice', created.file_uuid, { file_name: 'x' }, [created.etag])).rejects.toBeInstanceOf(
         PreconditionFailedError,
       );
-      await expect(silos.delete('alice', created.file_uuid, 'not-a-version')).rejects.toBeInstanceOf(PreconditionFailedError);
+      await expect(silos.delete('alice', created.file_uuid, ['not-a-version'])).rejects.toBeInstanceOf(PreconditionFailedError);
+      await expect(silos.delete('alice', created.file_uuid, [])).rejects.toBeInstanceOf(PreconditionFailedError);
       expect((await silos.meta('alice', created.file_uuid)).file_name).toBe('w');
-      await silos.delete('alice', created.file_uuid, next.record.version);
+      await silos.delete('alice', created.file_uuid, [next.record.etag]);
     });
 
     it('answers 404, not 412, for a silo the account cannot see', async () => {
       const created = await silos.create('alice', { file_name: 'v', file_data: {} });
-      await expect(silos.update('bob', created.file_uuid, {}, 'stale')).rejects.toBeInstanceOf(NotFoundError);
+      await expect(silos.update('bob', created.file_uuid, {}, ['stale'])).rejects.toBeInstanceOf(NotFoundError);
     });
   });
 

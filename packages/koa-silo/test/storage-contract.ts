@@ -13,6 +13,8 @@ import Keyv, { type KeyvStoreAdapter } from 'keyv';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConflictError, NotFoundError, PreconditionFailedError, StorageUnavailableError, UnauthorizedError } from '../src/errors.js';
 import { createServices, REGIONS, type Region, type SiloData, type SiloRecord } from '../src/service/index.js';
+
+type Services = ReturnType<typeof createServices>;
 import { createStorage, type SiloStorage } from '../src/storage/index.js';
 
 export interface StorageContractOptions {
@@ -35,7 +37,9 @@ const ACCOUNT_A = 'alice';
 const ACCOUNT_B = 'bob';
 
 /** The methods a failing store answers with a rejection (sync helpers keep working). */
-const IO_METHODS = new Set<PropertyKey>(['get', 'getMany', 'set', 'setMany', 'delete', 'deleteMany', 'has', 'hasMany', 'clear', 'getClient', 'compareAndSwap']);
+const IO_METHODS = new Set<PropertyKey>([
+  'get', 'getMany', 'set', 'setMany', 'delete', 'deleteMany', 'has', 'hasMany', 'clear', 'getClient', 'compareAndSwap', 'atomic', 'keysWithPrefix',
+]);
 
 /** Every method of `inner`, rejecting while `failing()` says so. */
 function failingMethods(inner: object, failing: () => boolean): object {
@@ -104,20 +108,6 @@ export function storageContract(name: string, makeKeyv: MakeKeyv, options: Stora
     return services;
   }
 
-  function record(uuid: string, account = ACCOUNT_A, region: Region = 'api'): SiloRecord {
-    return {
-      file_uuid: uuid,
-      file_name: `name of ${uuid}`,
-      region_name: region,
-      is_public: false,
-      created_at: '2026-01-01T00:00:00.000Z',
-      updated_at: '2026-01-01T00:00:00.000Z',
-      account,
-      version: 'v1',
-      size: 2,
-    };
-  }
-
   describe.skipIf(options.skip === true)(`storage contract: ${name}`, () => {
     afterAll(async () => {
       await options.cleanup?.();
@@ -134,30 +124,15 @@ export function storageContract(name: string, makeKeyv: MakeKeyv, options: Stora
         expect(await storage.listAccountNames()).toEqual(['acme']);
       });
 
-      it('keeps metadata and data apart', async () => {
-        const { storage } = await setup('separate');
-        const uuid = '00000000-0000-4000-8000-000000000001';
-        const meta = record(uuid);
-        await storage.putMeta(meta);
-        expect(await storage.getMeta(uuid)).toEqual(meta);
-        expect(await storage.getData('api', uuid)).toBeUndefined();
-        await storage.putData('api', meta, '{"a":1}');
-        expect(await storage.getData('api', uuid)).toEqual({ record: meta, text: '{"a":1}' });
-        expect(await storage.getData('sg-01-api', uuid)).toBeUndefined();
-        await storage.deleteMeta(uuid);
-        expect(await storage.getMeta(uuid)).toBeUndefined();
-        expect(await storage.getData('api', uuid)).toBeDefined();
-        await storage.deleteData('api', uuid);
-        expect(await storage.getData('api', uuid)).toBeUndefined();
-      });
-
-      it('reads many metadata records at once, undefined where missing', async () => {
+      it('reads many heads at once, undefined where missing', async () => {
         const { storage } = await setup();
-        const ids = ['00000000-0000-4000-8000-00000000000a', '00000000-0000-4000-8000-00000000000b'];
-        await storage.putMeta(record(ids[0]!));
+        const { silos } = await withAccounts(storage);
+        const made = await silos.create(ACCOUNT_A, { file_name: 'h', file_data: {} });
         const missing = '00000000-0000-4000-8000-00000000000c';
-        expect(await storage.getMetas([missing, ids[0]!])).toEqual([undefined, record(ids[0]!)]);
-        expect(await storage.getMetas([])).toEqual([]);
+        const heads = await storage.getHeads([missing, made.file_uuid]);
+        expect(heads[0]).toBeUndefined();
+        expect(heads[1]).toMatchObject({ file_uuid: made.file_uuid, version: 1, etag: made.etag });
+        expect(await storage.getHeads([])).toEqual([]);
       });
 
       it('finds a key by its hash; names are unique per account and type', async () => {
@@ -188,12 +163,15 @@ export function storageContract(name: string, makeKeyv: MakeKeyv, options: Stora
       };
       for (const [label, text] of Object.entries(texts)) {
         it(`round-trips ${label}`, async () => {
-          const { storage } = await setup();
-          const meta = record('00000000-0000-4000-8000-000000000002');
-          await storage.putData('api', meta, text);
-          const back = await storage.getData('api', meta.file_uuid);
-          expect(back?.text).toBe(text);
-          expect(back?.record).toEqual(meta);
+          const { storage } = await setup('separate');
+          const { silos } = await withAccounts(storage);
+          const made = await silos.createText(ACCOUNT_A, { file_name: label, region_name: 'sg-01-api', is_public: true }, text);
+          expect(made.size).toBe(Buffer.byteLength(text));
+          expect((await silos.read(ACCOUNT_A, made.file_uuid)).text).toBe(text);
+          expect((await silos.readData('sg-01-api', made.file_uuid, undefined)).text).toBe(text);
+          const renamed = await silos.updateText(ACCOUNT_A, made.file_uuid, { file_name: 'renamed' }, undefined);
+          expect(renamed.text).toBe(text);
+          expect((await silos.version(ACCOUNT_A, made.file_uuid, 1)).text).toBe(text);
         });
       }
 
@@ -251,7 +229,7 @@ export function storageContract(name: string, makeKeyv: MakeKeyv, options: Stora
         expect(pages[3]!.silos).toEqual([]);
         expect(pages[0]!.metadata).toEqual({ total_items: 7, per_page: 3, page_no: 1 });
         expect(Object.keys(pages[0]!.silos[0]!).sort()).toEqual(
-          ['created_at', 'file_name', 'file_uuid', 'is_public', 'region_name', 'updated_at'],
+          ['created_at', 'file_name', 'file_uuid', 'is_public', 'region_name', 'updated_at', 'version'],
         );
         expect((await silos.list(ACCOUNT_B, 1, 25)).metadata.total_items).toBe(0);
       });
@@ -321,8 +299,10 @@ export function storageContract(name: string, makeKeyv: MakeKeyv, options: Stora
         ]) {
           await expect(attempt).rejects.toBeInstanceOf(NotFoundError);
         }
-        for (const region of REGIONS) expect(await storage.getData(region, id)).toBeUndefined();
-        expect(await storage.getMeta(id)).toBeUndefined();
+        expect(await storage.getHead(id)).toBeUndefined();
+        expect(await storage.getVersions(id, [1, 2])).toEqual([undefined, undefined]);
+        // Its blobs went with it: nothing is left for the sweep.
+        expect(await storage.sweep(0)).toEqual({ removed: 0, scanned: 1 });
       });
     });
 
@@ -342,10 +322,128 @@ export function storageContract(name: string, makeKeyv: MakeKeyv, options: Stora
         await expect(silos.readData('api', id, undefined)).rejects.toBeInstanceOf(NotFoundError);
         await expect(silos.readData('api', id, ACCOUNT_A)).rejects.toBeInstanceOf(NotFoundError);
         expect((await silos.readData('usc-01-api', id, undefined)).text).toBe(JSON.stringify(data));
-        expect(await storage.getData('api', id)).toBeUndefined();
         expect((await silos.meta(ACCOUNT_A, id)).region_name).toBe('usc-01-api');
+        // History went along: version 1 (written in api) still reads, and api keeps no blob.
+        expect((await silos.version(ACCOUNT_A, id, 1)).text).toBe(JSON.stringify(data));
+        expect(await storage.sweep(0)).toEqual({ removed: 0, scanned: 1 });
         expect((await silos.read(ACCOUNT_A, id)).text).toBe(JSON.stringify(data));
         expect((await silos.list(ACCOUNT_A, 1, 10)).silos[0]!.region_name).toBe('usc-01-api');
+      });
+    });
+
+    describe('versions and history', () => {
+      const plans = { default: { maxDataBytes: 1_000_000, historyVersions: 3 } };
+
+      async function historyOf(silos: Services['silos'], id: string) {
+        return (await silos.versions(ACCOUNT_A, id, 1, 100)).versions.map((v) => v.version);
+      }
+
+      it('numbers versions from 1, one more per write, and lists them newest first', async () => {
+        const { storage } = await setup('separate');
+        const { silos } = await withAccounts(storage);
+        const made = await silos.create(ACCOUNT_A, { file_name: 'v', file_data: { n: 1 } });
+        expect(made.version).toBe(1);
+        const second = await silos.update(ACCOUNT_A, made.file_uuid, { file_data: { n: 2 }, is_public: true });
+        const third = await silos.update(ACCOUNT_A, made.file_uuid, { file_name: 'renamed' });
+        expect([second.record.version, third.record.version]).toEqual([2, 3]);
+        expect(new Set([made.etag, second.record.etag, third.record.etag]).size).toBe(3);
+        const page = await silos.versions(ACCOUNT_A, made.file_uuid, 1, 2);
+        expect(page.metadata).toEqual({ total_items: 3, per_page: 2, page_no: 1 });
+        expect(page.versions).toEqual([
+          { version: 3, updated_at: third.record.updated_at, file_name: 'renamed', is_public: true, region_name: 'api', size: 7 },
+          { version: 2, updated_at: second.record.updated_at, file_name: 'v', is_public: true, region_name: 'api', size: 7 },
+        ]);
+        expect((await silos.versions(ACCOUNT_A, made.file_uuid, 2, 2)).versions.map((v) => v.version)).toEqual([1]);
+        expect((await silos.versions(ACCOUNT_A, made.file_uuid, 3, 2)).versions).toEqual([]);
+        expect((await silos.version(ACCOUNT_A, made.file_uuid, 1)).text).toBe('{"n":1}');
+        expect((await silos.version(ACCOUNT_A, made.file_uuid, 3)).text).toBe('{"n":2}');
+        await expect(silos.version(ACCOUNT_A, made.file_uuid, 4)).rejects.toBeInstanceOf(NotFoundError);
+        await expect(silos.versions(ACCOUNT_B, made.file_uuid, 1, 10)).rejects.toBeInstanceOf(NotFoundError);
+      });
+
+      it('restores an old version as a new one, keeping name and flags', async () => {
+        const { storage } = await setup('separate');
+        const { silos } = await withAccounts(storage);
+        const made = await silos.create(ACCOUNT_A, { file_name: 'r', file_data: [{ v: 1 }] });
+        const two = await silos.update(ACCOUNT_A, made.file_uuid, { file_data: [{ v: 2 }], file_name: 'two', is_public: true });
+        await expect(silos.restore(ACCOUNT_A, made.file_uuid, 1, [made.etag])).rejects.toBeInstanceOf(PreconditionFailedError);
+        const restored = await silos.restore(ACCOUNT_A, made.file_uuid, 1, [two.record.etag]);
+        expect(restored.record).toMatchObject({ version: 3, file_name: 'two', is_public: true });
+        expect(restored.text).toBe('[{"v":1}]');
+        expect((await silos.readData('api', made.file_uuid, undefined)).text).toBe('[{"v":1}]');
+        await expect(silos.restore(ACCOUNT_A, made.file_uuid, 9)).rejects.toBeInstanceOf(NotFoundError);
+      });
+
+      it('keeps the plan’s number of versions and removes the blobs of pruned ones', async () => {
+        const { storage } = await setup('separate');
+        const services = createServices(storage, { plans });
+        await services.accounts.createAccount(ACCOUNT_A);
+        const { silos } = services;
+        const made = await silos.create(ACCOUNT_A, { file_name: 'p', file_data: { n: 0 } });
+        for (let n = 1; n <= 3; n++) await silos.update(ACCOUNT_A, made.file_uuid, { file_data: { n } });
+        expect(await historyOf(silos, made.file_uuid)).toEqual([4, 3, 2]);
+        await expect(silos.version(ACCOUNT_A, made.file_uuid, 1)).rejects.toBeInstanceOf(NotFoundError);
+        // Metadata-only versions share their predecessor's blob, also across a prune.
+        await silos.update(ACCOUNT_A, made.file_uuid, { file_name: 'a' });
+        await silos.update(ACCOUNT_A, made.file_uuid, { file_name: 'b' });
+        expect(await historyOf(silos, made.file_uuid)).toEqual([6, 5, 4]);
+        for (const v of [6, 5, 4]) expect((await silos.version(ACCOUNT_A, made.file_uuid, v)).text).toBe('{"n":3}');
+        expect(await storage.sweep(0)).toEqual({ removed: 0, scanned: 1 });
+        await silos.update(ACCOUNT_A, made.file_uuid, { file_data: { n: 7 } });
+        expect(await storage.sweep(0)).toEqual({ removed: 0, scanned: 2 });
+      });
+
+      it('takes history along on a region move', async () => {
+        const { storage } = await setup('separate');
+        const services = createServices(storage, { plans });
+        await services.accounts.createAccount(ACCOUNT_A);
+        const { silos } = services;
+        const made = await silos.create(ACCOUNT_A, { file_name: 'm', file_data: { n: 0 } });
+        await silos.update(ACCOUNT_A, made.file_uuid, { file_data: { n: 1 } });
+        await silos.update(ACCOUNT_A, made.file_uuid, { file_data: { n: 2 }, region_name: 'sg-01-api' });
+        await silos.update(ACCOUNT_A, made.file_uuid, { region_name: 'usc-01-api' });
+        expect(await historyOf(silos, made.file_uuid)).toEqual([4, 3, 2]);
+        expect((await silos.version(ACCOUNT_A, made.file_uuid, 2)).text).toBe('{"n":1}');
+        expect((await silos.version(ACCOUNT_A, made.file_uuid, 4)).text).toBe('{"n":2}');
+        const restored = await silos.restore(ACCOUNT_A, made.file_uuid, 2);
+        expect(restored.record.region_name).toBe('usc-01-api');
+        expect((await silos.readData('usc-01-api', made.file_uuid, ACCOUNT_A)).text).toBe('{"n":1}');
+        await expect(silos.readData('sg-01-api', made.file_uuid, ACCOUNT_A)).rejects.toBeInstanceOf(NotFoundError);
+        expect((await storage.sweep(0)).removed).toBe(0);
+      });
+
+      it('sweeps blobs that no version names once they are older than the grace period', async () => {
+        const { storage, prefix, regionKeyvs } = await setup('separate');
+        const { silos } = await withAccounts(storage);
+        const made = await silos.create(ACCOUNT_A, { file_name: 's', file_data: { kept: true }, region_name: 'sg-01-api' });
+        const hour = 3_600_000;
+        const old = (Date.now() - hour).toString(36);
+        const fresh = Date.now().toString(36);
+        // What a crash leaves: a blob written before a commit that never came, and a copy in a
+        // region the silo is not in; and a blob of a silo that no longer exists.
+        const sg = regionKeyvs['sg-01-api'];
+        await sg.set(`${prefix}:blob:sg-01-api:${made.file_uuid}:2-${old}-crashed`, '{"lost":1}');
+        await sg.set(`${prefix}:blob:sg-01-api:${made.file_uuid}:2-${fresh}-inflight`, '{"lost":2}');
+        await regionKeyvs.api.set(`${prefix}:blob:api:${made.file_uuid}:1-${old}-moved`, '{"lost":3}');
+        await regionKeyvs.api.set(`${prefix}:blob:api:00000000-0000-4000-8000-0000000000ff:1-${old}-gone`, '{}');
+        expect(await storage.sweep(60_000)).toEqual({ removed: 3, scanned: 5 });
+        expect(await sg.get(`${prefix}:blob:sg-01-api:${made.file_uuid}:2-${fresh}-inflight`)).toBe('{"lost":2}');
+        expect(await storage.sweep(0)).toEqual({ removed: 1, scanned: 2 });
+        expect((await silos.readData('sg-01-api', made.file_uuid, ACCOUNT_A)).text).toBe('{"kept":true}');
+      });
+
+      it('applies every one of 100 concurrent appends, in some order, none lost or doubled', { timeout: 30_000 }, async () => {
+        const { storage } = await setup('separate');
+        const { silos } = await withAccounts(storage);
+        const made = await silos.create(ACCOUNT_A, { file_name: 'log', file_data: [] });
+        await Promise.all(
+          Array.from({ length: 100 }, (_, i) =>
+            silos.patch(ACCOUNT_A, made.file_uuid, { type: 'json-patch', operations: [{ op: 'add', path: '/file_data/-', value: { i } }] }),
+          ),
+        );
+        const items = JSON.parse((await silos.read(ACCOUNT_A, made.file_uuid)).text) as { i: number }[];
+        expect(items.map((x) => x.i).sort((a, b) => a - b)).toEqual(Array.from({ length: 100 }, (_, i) => i));
+        expect((await silos.meta(ACCOUNT_A, made.file_uuid)).version).toBe(101);
       });
     });
 
@@ -390,7 +488,7 @@ export function storageContract(name: string, makeKeyv: MakeKeyv, options: Stora
         const created = await silos.create(ACCOUNT_A, { file_name: 'cas', file_data: { n: 0 } });
         const results = await Promise.allSettled(
           Array.from({ length: 20 }, (_, i) =>
-            silos.update(ACCOUNT_A, created.file_uuid, { file_data: { n: i + 1 } }, created.version),
+            silos.update(ACCOUNT_A, created.file_uuid, { file_data: { n: i + 1 } }, [created.etag]),
           ),
         );
         const won = results.filter((r) => r.status === 'fulfilled');
@@ -416,9 +514,10 @@ export function storageContract(name: string, makeKeyv: MakeKeyv, options: Stora
         const meta = await silos.meta(ACCOUNT_A, created.file_uuid);
         const data = await silos.read(ACCOUNT_A, created.file_uuid);
         expect(data.record.version).toBe(meta.version);
+        expect(meta.version).toBe(21);
         expect(data.text).toBe(JSON.stringify({ w: Number(meta.file_name.slice(1)) }));
-        const copies = await Promise.all(REGIONS.map((r) => storage.getData(r, created.file_uuid)));
-        expect(copies.filter((c) => c !== undefined)).toHaveLength(1);
+        // Every blob left is named by a kept version of the silo's current region.
+        expect((await storage.sweep(0)).removed).toBe(0);
       });
 
       it('refuses a delete with a stale If-Match and accepts the current one', async () => {
@@ -426,15 +525,17 @@ export function storageContract(name: string, makeKeyv: MakeKeyv, options: Stora
         const { silos } = await withAccounts(storage);
         const created = await silos.create(ACCOUNT_A, { file_name: 'd', file_data: {} });
         const updated = await silos.update(ACCOUNT_A, created.file_uuid, { is_public: true });
-        await expect(silos.delete(ACCOUNT_A, created.file_uuid, created.version)).rejects.toBeInstanceOf(PreconditionFailedError);
-        await silos.delete(ACCOUNT_A, created.file_uuid, updated.record.version);
+        await expect(silos.delete(ACCOUNT_A, created.file_uuid, [created.etag])).rejects.toBeInstanceOf(PreconditionFailedError);
+        await silos.delete(ACCOUNT_A, created.file_uuid, ['stale', updated.record.etag]);
         await expect(silos.meta(ACCOUNT_A, created.file_uuid)).rejects.toBeInstanceOf(NotFoundError);
       });
     });
 
     describe('a failing store', () => {
-      it('surfaces every failure as StorageUnavailableError', async () => {
+      it('surfaces every failure as StorageUnavailableError', async (test) => {
         const base = await makeKeyv();
+        // An in-process Map cannot fail (and commits synchronously): nothing to check.
+        if (base.store instanceof Map) return test.skip();
         const { adapter, setFailing } = switchable(base.store as object);
         const keyv = new Keyv({ store: adapter, namespace: base.namespace });
         const storage = createStorage({ main: keyv, prefix: newPrefix() });
@@ -500,11 +601,26 @@ export function storageContract(name: string, makeKeyv: MakeKeyv, options: Stora
         const created = await first.silos.create(ACCOUNT_A, { file_name: 'cas', file_data: { n: 0 } });
         const results = await Promise.allSettled(
           Array.from({ length: 40 }, (_, i) =>
-            (i % 2 === 0 ? first : second).silos.update(ACCOUNT_A, created.file_uuid, { file_data: { n: i } }, created.version),
+            (i % 2 === 0 ? first : second).silos.update(ACCOUNT_A, created.file_uuid, { file_data: { n: i } }, [created.etag]),
           ),
         );
         expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
         for (const r of results) if (r.status === 'rejected') expect(r.reason).toBeInstanceOf(PreconditionFailedError);
+      });
+
+      it('applies all of 200 appends split across two instances', { timeout: 60_000 }, async () => {
+        const { first, second } = await twoInstances();
+        const made = await first.silos.create(ACCOUNT_A, { file_name: 'log', file_data: [] });
+        await Promise.all(
+          Array.from({ length: 200 }, (_, i) =>
+            (i % 2 === 0 ? first : second).silos.patch(ACCOUNT_A, made.file_uuid, {
+              type: 'json-patch',
+              operations: [{ op: 'add', path: '/file_data/-', value: { i } }],
+            }),
+          ),
+        );
+        const items = JSON.parse((await second.silos.read(ACCOUNT_A, made.file_uuid)).text) as { i: number }[];
+        expect(items.map((x) => x.i).sort((a, b) => a - b)).toEqual(Array.from({ length: 200 }, (_, i) => i));
       });
 
       it('sees silos and key revocations of the other instance at once', async () => {

@@ -1,16 +1,14 @@
 /**
- * The listing index's choice and its sorted implementations: an in-process sorted index for Keyv's
- * Map store, the JSON array for other adapters, and the takeover of a JSON index written before.
- * (Ordering, totals and concurrency through the services are the storage contract's.)
+ * The listing index's in-process sorted implementation for Keyv's Map store, and how storages over
+ * one Map share it. (Ordering, totals and concurrency through the services are the storage
+ * contract's.)
  */
 import Keyv from 'keyv';
 import { describe, expect, it } from 'vitest';
 import { createServices } from '../src/service/index.js';
-import { JsonListIndex } from '../src/storage/json-list-index.js';
 import { MemorySortedIndex } from '../src/storage/memory-sorted-index.js';
 import { SortedListIndex } from '../src/storage/sorted-list-index.js';
 import { createStorage } from '../src/storage/index.js';
-import { CasMapAdapter } from './support/cas-map-adapter.js';
 
 /** A small deterministic generator (mulberry32). */
 function random(seed: number): () => number {
@@ -95,35 +93,5 @@ describe('listing index choice', () => {
     expect((await one.silos.list('acme', 1, 10)).metadata.total_items).toBe(2);
     expect(new Set((await two.silos.list('acme', 1, 10)).silos.map((s) => s.file_uuid))).toEqual(new Set([a.file_uuid, b.file_uuid]));
     expect((await other.silos.list('acme', 1, 10)).metadata.total_items).toBe(0);
-  });
-
-  it('an adapter without a sorted index keeps the JSON array', async () => {
-    const adapter = new CasMapAdapter();
-    const storage = createStorage({ main: new Keyv({ store: adapter }) });
-    expect(storage.index).toBeInstanceOf(JsonListIndex);
-  });
-
-  it('takes over a JSON index written before, in order, and deletes it', async () => {
-    const map = new Map<string, unknown>();
-    const storage = createStorage({ main: new Keyv({ store: map }), prefix: 'p' });
-    const uuid = (n: number) => `00000000-0000-4000-8000-00000000000${n}`;
-    for (const n of [1, 2, 3, 4]) {
-      await storage.putMeta({
-        file_uuid: uuid(n), file_name: `f${n}`, region_name: 'api', is_public: false, created_at: 'x', updated_at: 'x',
-        account: 'acme', version: 'v', size: 2,
-      });
-    }
-    // As earlier versions left it: newest first, ties by uuid.
-    const rows = [[3000, uuid(2)], [3000, uuid(4)], [2000, uuid(3)], [1000, uuid(1)]];
-    map.set('keyv:p:index:acme', JSON.stringify(rows));
-    const { silos } = createServices(storage, { now: () => 4000 });
-    const page = await silos.list('acme', 1, 10);
-    expect(page.metadata.total_items).toBe(4);
-    expect(page.silos.map((s) => s.file_uuid)).toEqual([uuid(2), uuid(4), uuid(3), uuid(1)]);
-    expect(map.has('keyv:p:index:acme')).toBe(false);
-    await createServices(storage).accounts.createAccount('acme');
-    const newest = await silos.create('acme', { file_name: 'new', file_data: {} });
-    await silos.delete('acme', uuid(3));
-    expect((await silos.list('acme', 1, 10)).silos.map((s) => s.file_uuid)).toEqual([newest.file_uuid, uuid(2), uuid(4), uuid(1)]);
   });
 });

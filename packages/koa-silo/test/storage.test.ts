@@ -1,5 +1,5 @@
 /**
- * The storage contract on in-memory Keyv, on a compare-and-swap store shared by several Keyvs, and
+ * The storage contract on in-memory Keyv, on an adapter with atomic batches shared by several Keyvs, and
  * on real Redis (database 5, keys under a namespace of this run, removed afterwards); then what is
  * specific to the facade: its coordination, the bytes at rest, time limits.
  */
@@ -12,7 +12,7 @@ import { StorageUnavailableError } from '../src/errors.js';
 import { createServices } from '../src/service/index.js';
 import { createStorage } from '../src/storage/index.js';
 import { storageContract } from './storage-contract.js';
-import { CasMapAdapter } from './support/cas-map-adapter.js';
+import { AtomicMapAdapter } from './support/atomic-map-adapter.js';
 
 const haveRedis = await redisAvailable();
 
@@ -54,26 +54,43 @@ async function cleanRedis(): Promise<void> {
 
 storageContract('in-memory Keyv', () => new Keyv());
 
-// One adapter behind every Keyv: several "instances" sharing one store with compare-and-swap.
-const sharedCas = new CasMapAdapter();
-storageContract('compare-and-swap store', () => new Keyv({ store: sharedCas }), { multiInstance: true });
+// One adapter behind every Keyv: several "instances" sharing one store with atomic batches.
+const shared = new AtomicMapAdapter();
+storageContract('atomic-batch store', () => new Keyv({ store: shared }), { multiInstance: true });
 
 storageContract('Redis (@keyv/redis)', makeRedisKeyv, { skip: !haveRedis, multiInstance: true, cleanup: cleanRedis });
 
 describe('storage facade', () => {
   it('chooses its coordination from what the main store can do', () => {
     expect(createStorage({ main: new Keyv() }).coordination).toBe('in-process');
-    expect(createStorage({ main: new Keyv({ store: new CasMapAdapter() }) }).coordination).toBe('compare-and-swap');
+    expect(createStorage({ main: new Keyv({ store: new AtomicMapAdapter() }) }).coordination).toBe('store');
   });
 
-  it('stores the data record as the bare header line and text, no JSON around it', async () => {
+  it('refuses a Keyv store that cannot commit atomically, saying which can', () => {
+    const plain: KeyvStoreAdapter = {
+      opts: {},
+      on() {
+        return this;
+      },
+      get: () => Promise.resolve(undefined),
+      set: () => Promise.resolve(true),
+      delete: () => Promise.resolve(true),
+      clear: () => Promise.resolve(),
+    };
+    expect(() => createStorage({ main: new Keyv({ store: plain }) })).toThrow(/cannot commit atomically.*SqliteStore/);
+  });
+
+  it('stores the data as its bare text, and the head as small JSON naming it', async () => {
     const map = new Map<string, unknown>();
     const storage = createStorage({ main: new Keyv({ store: map }) });
     const { accounts, silos } = createServices(storage);
     await accounts.createAccount('acme');
     const created = await silos.create('acme', { file_name: 'f', file_data: { a: 'é\n' } });
-    const raw = [...map.entries()].find(([key]) => key.endsWith(`silo:data:api:${created.file_uuid}`))?.[1];
-    expect(raw).toBe(`${JSON.stringify(created)}\n{"a":"é\\n"}`);
+    const blobs = [...map.entries()].filter(([key]) => String(key).startsWith(`keyv:silo:blob:api:${created.file_uuid}:`));
+    expect(blobs.map(([, value]) => value)).toEqual(['{"a":"é\\n"}']);
+    const head = JSON.parse(String(map.get(`keyv:silo:head:${created.file_uuid}`))) as Record<string, unknown>;
+    expect(head).toMatchObject({ version: 1, oldest: 1, etag: created.etag, file_name: 'f' });
+    expect(`keyv:silo:blob:api:${created.file_uuid}:${String(head.blob)}`).toBe(blobs[0]![0]);
   });
 
   it('turns off a TTL and the default serializer of the Keyv it is given', async () => {
@@ -97,7 +114,7 @@ describe('storage facade', () => {
 
   it('answers 503 within its time limit when a store never answers', async () => {
     const silent = new Promise<never>(() => undefined);
-    const hanging: KeyvStoreAdapter = {
+    const hanging = {
       opts: {},
       on() {
         return this;
@@ -106,7 +123,9 @@ describe('storage facade', () => {
       set: () => silent,
       delete: () => silent,
       clear: () => silent,
-    };
+      atomic: () => silent,
+      sortedIndex: { count: () => silent, range: () => silent },
+    } as KeyvStoreAdapter;
     const storage = createStorage({ main: new Keyv({ store: hanging }), timeoutMs: 50 });
     const started = Date.now();
     await expect(storage.getAccount('acme')).rejects.toBeInstanceOf(StorageUnavailableError);
@@ -115,7 +134,7 @@ describe('storage facade', () => {
   });
 
   it('reports store errors to onError and raises them', async () => {
-    const failing: KeyvStoreAdapter = {
+    const failing = {
       opts: {},
       on() {
         return this;
@@ -124,20 +143,22 @@ describe('storage facade', () => {
       set: () => Promise.reject(new Error('disk on fire')),
       delete: () => Promise.reject(new Error('disk on fire')),
       clear: () => Promise.resolve(),
-    };
+      atomic: () => Promise.reject(new Error('disk on fire')),
+      sortedIndex: { count: () => 0, range: () => [] },
+    } as KeyvStoreAdapter;
     const seen: unknown[] = [];
     const storage = createStorage({ main: new Keyv({ store: failing }), onError: (e) => seen.push(e) });
-    const error = await storage.putMeta({
+    const silo = {
       file_uuid: '00000000-0000-4000-8000-000000000000',
       file_name: 'n',
-      region_name: 'api',
+      region_name: 'api' as const,
       is_public: false,
-      created_at: 'x',
-      updated_at: 'x',
+      created_at: '2026-01-01T00:00:00.000Z',
+      updated_at: '2026-01-01T00:00:00.000Z',
       account: 'a',
-      version: 'v',
       size: 2,
-    }).catch((e: unknown) => e);
+    };
+    const error = await storage.createSilo(silo, '{}').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StorageUnavailableError);
     expect((error as StorageUnavailableError).cause).toBeInstanceOf(Error);
     expect(seen).toHaveLength(1);
@@ -157,8 +178,10 @@ describe.skipIf(!haveRedis)('storage facade on Redis', () => {
     const client = await commandsOf(keyv.store as KeyvRedis<string>);
     const indexKey = `${namespace}::${namespace}:native:index:acme`;
     expect(await client.sendCommand(['TYPE', indexKey])).toBe('zset');
-    const dataKey = `${namespace}::${namespace}:native:data:api:${created.file_uuid}`;
-    expect(await client.sendCommand(['GET', dataKey])).toBe(`${JSON.stringify(created)}\n{"a":1}`);
+    const headKey = `${namespace}::${namespace}:native:head:${created.file_uuid}`;
+    const head = JSON.parse(String(await client.sendCommand(['GET', headKey]))) as { blob: string };
+    const blobKey = `${namespace}::${namespace}:native:blob:api:${created.file_uuid}:${head.blob}`;
+    expect(await client.sendCommand(['GET', blobKey])).toBe('{"a":1}');
   });
 
   it('lists silos when the Keyv namespace equals the storage prefix', async () => {
@@ -178,7 +201,7 @@ describe.skipIf(!haveRedis)('storage facade on Redis', () => {
     const storage = createStorage({ main: new Keyv({ store: adapter }), timeoutMs: 300 });
     const started = Date.now();
     await expect(storage.getAccount('acme')).rejects.toBeInstanceOf(StorageUnavailableError);
-    await expect(storage.index.add('acme', { uuid: 'u', createdAtMs: 1 })).rejects.toBeInstanceOf(StorageUnavailableError);
+    await expect(storage.index.page('acme', 0, 1)).rejects.toBeInstanceOf(StorageUnavailableError);
     expect(Date.now() - started).toBeLessThan(3000);
     await adapter.disconnect(true).catch(() => undefined);
   });

@@ -2,7 +2,12 @@
  * Output conversions (contract §5, the `output` table). Each takes the selected value (never
  * `undefined`: an unresolved selection is `null` by then) and returns the converted value, or
  * `null` when the table has no row for the input.
+ *
+ * A `JsonNumber` is a number here, converted exactly from its text: `text` gives the text as
+ * written, `int` the exact integer, `float` the `JsonNumber` itself (its JSON text is the
+ * number), `bool` whether its exact value is non-zero.
  */
+import { integerDigits, isZeroText, JsonNumber } from './json-number.js';
 import { toJSON } from './json.js';
 import { isIntegerString, isJsonNumber, trimAsciiWhitespace } from './numbers.js';
 
@@ -18,8 +23,9 @@ export const UNSUPPORTED_OUTPUTS: readonly string[] = ['date', 'timestamp'];
 export const toJsonOutput: Converter = (v) => v;
 
 /**
- * `text`: string → itself; finite number → its JSON text (`1.5` → `"1.5"`, `1e21` → `"1e+21"`);
- * `true`/`false` → `"true"`/`"false"`; object or array → its JSON text; `null` → `null`.
+ * `text`: string → itself; finite number → its JSON text (`1.5` → `"1.5"`, `1e21` → `"1e+21"`;
+ * a `JsonNumber`: its text as written, `1.0` → `"1.0"`); `true`/`false` → `"true"`/`"false"`;
+ * object or array → its JSON text; `null` → `null`.
  */
 export const toText: Converter = (v) => {
   switch (typeof v) {
@@ -30,7 +36,8 @@ export const toText: Converter = (v) => {
     case 'boolean':
       return v ? 'true' : 'false';
     case 'object':
-      return v === null ? null : toJSON(v);
+      if (v === null) return null;
+      return v instanceof JsonNumber ? v.text : toJSON(v);
     default:
       return null;
   }
@@ -55,14 +62,21 @@ export function integerFromDigits(s: string): number | bigint {
 /**
  * `int`: integral number → itself; other finite number → truncated toward zero; string
  * matching `^[+-]?[0-9]+$` after trimming ASCII whitespace → that integer (a `bigint` beyond
- * the safe range, exact); `true`/`false` → `1`/`0`.
+ * the safe range, exact); `true`/`false` → `1`/`0`. Beyond the safe range a number becomes
+ * the `bigint` its JSON text denotes (`1e+21` → 1000000000000000000000n). A `JsonNumber` is
+ * truncated exactly from its text (`1.0` → 1, `1e2` → 100, `-0` → 0, `12345678901234567890.9` →
+ * 12345678901234567890n, `1e400` → 10n ** 400n, `1e-400` → 0); `null` when the integer would
+ * have more than max(4300, text length) digits (`1e5000`).
  */
 export const toInt: Converter = (v) => {
   switch (typeof v) {
     case 'number': {
       if (!Number.isFinite(v)) return null;
       const t = Math.trunc(v);
-      return t === 0 ? 0 : t; // no -0
+      if (t <= Number.MAX_SAFE_INTEGER && t >= -Number.MAX_SAFE_INTEGER) return t === 0 ? 0 : t; // no -0
+      // Past the safe range, the exact integer its JSON text denotes (`1e+23` is 10^23, which
+      // the double itself is not), as a bigint.
+      return integerFromDigits(integerDigits('' + v) as string);
     }
     case 'string': {
       const s = trimAsciiWhitespace(v);
@@ -70,6 +84,11 @@ export const toInt: Converter = (v) => {
     }
     case 'boolean':
       return v ? 1 : 0;
+    case 'object': {
+      if (!(v instanceof JsonNumber)) return null;
+      const digits = integerDigits(v.text);
+      return digits === undefined ? null : integerFromDigits(digits);
+    }
     default:
       return null;
   }
@@ -77,8 +96,9 @@ export const toInt: Converter = (v) => {
 
 /**
  * `float`: finite number → itself; string in JSON number grammar (optionally with one leading
- * `+`) after trimming ASCII whitespace, whose value is finite → that number; `true`/`false` →
- * `1`/`0`.
+ * `+`) after trimming ASCII whitespace, whose value is finite → that number (a double);
+ * `true`/`false` → `1`/`0`. A `JsonNumber` → itself (its text unchanged) when its value is
+ * within the double range (`Number(text)` finite), else `null` (`1e400`), as for the string.
  */
 export const toFloat: Converter = (v) => {
   switch (typeof v) {
@@ -93,6 +113,8 @@ export const toFloat: Converter = (v) => {
     }
     case 'boolean':
       return v ? 1 : 0;
+    case 'object':
+      return v instanceof JsonNumber && Number.isFinite(Number(v.text)) ? v : null;
     default:
       return null;
   }
@@ -111,7 +133,8 @@ function equalsAsciiIgnoreCase(s: string, word: string): boolean {
 
 /**
  * `bool`: boolean → itself; string `true`/`false` (any ASCII case), `1`/`0` → that boolean
- * (no trimming); number `0` → `false`, other finite number → `true`.
+ * (no trimming); number `0` → `false`, other finite number → `true`. A `JsonNumber` by its
+ * exact value: `-0`, `0.0`, `0e5` → `false`; `1e-400`, `1e400` → `true`.
  */
 export const toBool: Converter = (v) => {
   switch (typeof v) {
@@ -123,6 +146,8 @@ export const toBool: Converter = (v) => {
       return null;
     case 'number':
       return Number.isFinite(v) ? v !== 0 : null;
+    case 'object':
+      return v instanceof JsonNumber ? !isZeroText(v.text) : null;
     default:
       return null;
   }

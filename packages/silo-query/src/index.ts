@@ -6,10 +6,17 @@
  *   byCity(records)                                     // → the matching records
  *
  * Invalid parameters throw `SiloQueryError` whose `detail` is the API's 422 body `detail`.
+ *
+ * Exact numbers: `parseJson(text)` keeps every number as written (a `JsonNumber` where a double
+ * would change it), queries compare and convert them exactly, `toJSON` writes them back as
+ * they were sent.
  */
 export { compile, query, type CompiledQuery } from './query.js';
 export { hasQueryParams, PARAM_NAMES, type ParamName, type QueryParams } from './params.js';
 export { SiloQueryError, ErrorType, type SiloQueryErrorItem } from './errors.js';
 export { toJSON } from './json.js';
+export { JsonNumber, compareJsonNumbers } from './json-number.js';
+export { parseJson, hasInexactNumbers } from './json-parse.js';
+export { jsonEqual } from './json-equal.js';
 export { OUTPUTS, type Output } from './convert.js';
 export { OPS, type Op } from './search.js';

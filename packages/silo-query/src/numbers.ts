@@ -53,11 +53,6 @@ export function isJsonNumber(s: string, from = 0): boolean {
   return i === n;
 }
 
-/** The value of `s` when it is a JSON number (as `JSON.parse` reads it), else `undefined`. */
-export function parseJsonNumber(s: string): number | undefined {
-  return isJsonNumber(s) ? Number(s) : undefined;
-}
-
 /** `true` when `s` is `[+-]?[0-9]+` (at least one digit, nothing else). */
 export function isIntegerString(s: string): boolean {
   const n = s.length;

@@ -4,10 +4,11 @@
  * Rules (contract §5): a segment is an object key, looked up among the object's OWN properties
  * only (never the prototype: `constructor`, `toString` or `__proto__` resolve only when the
  * object has that own key), case-sensitive; or, on an array, a canonical non-negative integer
- * index (`0`, `7`; never `01`, `-1`, `1.0`, `length`). Strings, numbers, booleans and null have
- * no segments. An accessor returns `undefined` when the path does not resolve (JSON has no
- * `undefined`, so it cannot be confused with a stored `null`).
+ * index (`0`, `7`; never `01`, `-1`, `1.0`, `length`). Strings, numbers (`JsonNumber`s too),
+ * booleans and null have no segments. An accessor returns `undefined` when the path does not
+ * resolve (JSON has no `undefined`, so it cannot be confused with a stored `null`).
  */
+import { JsonNumber } from './json-number.js';
 
 /** One parsed segment: the key, and its array index (-1 when the key is not a canonical index). */
 export interface Segment {
@@ -101,9 +102,18 @@ function ownGetter(key: string, index: number, miss: null | undefined): Getter {
   };
 }
 
+/**
+ * The getter of the key `text`, the one own property of a `JsonNumber`: a number has no
+ * segments, so it also misses on a `JsonNumber` (other keys miss on it by `hasOwn` alone).
+ */
+function textGetter(miss: null | undefined): Getter {
+  const own = ownGetter('text', -1, miss);
+  return (cur) => (cur instanceof JsonNumber ? miss : own(cur));
+}
+
 /** The getter of one segment. */
 export function compileSegment(segment: Segment, miss: null | undefined = undefined): Getter {
-  return ownGetter(segment.key, segment.index, miss);
+  return segment.key === 'text' ? textGetter(miss) : ownGetter(segment.key, segment.index, miss);
 }
 
 /** The element `index` of `value` when it is an array that long; otherwise `undefined`. */

@@ -1,15 +1,28 @@
 /**
  * Search: keep the elements of an array whose field `q` passes the operator, in array order;
  * then, with `path`, map each match through `path` (`null` where it does not resolve).
- * Elements that are not objects (arrays, strings, numbers, booleans, null) never match.
+ * Elements that are not objects (arrays, strings, numbers, `JsonNumber`s, booleans, null)
+ * never match.
  *
  * A one-segment `q` (the common `q=city`) runs in a loop written per operator, with the field
  * read and the comparison inline; deeper `q` use the compiled accessor and predicate.
  */
-import { compareCodePoints, compileEq, compileGt, compileLt, compileNe, hasHighUnits, type Predicate } from './compare.js';
+import {
+  compareCodePoints,
+  compareJsonNumberField,
+  compareNumericString,
+  compileEq,
+  compileGt,
+  compileLt,
+  compileNe,
+  hasHighUnits,
+  readNumericValue,
+  type Predicate,
+} from './compare.js';
 import { ErrorType, SiloQueryError } from './errors.js';
+import { isJsonNumberObject, JsonNumber } from './json-number.js';
 import { compileLike, type LikeMatcher } from './like.js';
-import { parseJsonNumber } from './numbers.js';
+import { isJsonNumber } from './numbers.js';
 import { compileSegments, internalize, isOwnValue, OP, type Accessor, type Segment } from './path.js';
 
 export type Op = 'eq' | 'ne' | 'gt' | 'lt' | 'lk' | 'il';
@@ -43,6 +56,7 @@ export function compilePredicate(op: Op, value: string): Predicate {
 function describe(data: unknown): string {
   if (data === null) return 'null';
   if (Array.isArray(data)) return 'an array';
+  if (data instanceof JsonNumber) return 'a number';
   if (typeof data === 'object') return 'an object';
   return `a ${typeof data}`;
 }
@@ -68,7 +82,11 @@ function genericSearch(q: Accessor, test: Predicate, path: Emit): Search {
     const out: unknown[] = [];
     for (let i = 0; i < data.length; i++) {
       const el: unknown = data[i];
-      if (typeof el === 'object' && el !== null && !Array.isArray(el) && test(q(el))) {
+      if (typeof el !== 'object' || el === null || Array.isArray(el)) continue;
+      const f = q(el);
+      // A path never resolves on a JsonNumber (a number, not an object): only a missing field
+      // can come from one, and it must not match (ne).
+      if (test(f) && (f !== undefined || !isJsonNumberObject(el))) {
         if (path === undefined) out.push(el);
         else out.push(path(el));
       }
@@ -80,12 +98,15 @@ function genericSearch(q: Accessor, test: Predicate, path: Emit): Search {
 /** `eq` (or `ne` when `negate`) on a one-segment `q`. */
 function eqSearch(key: string, raw: string, negate: boolean, path: Emit): Search {
   const value = internalize(raw);
-  const num = parseJsonNumber(value) ?? Number.NaN; // NaN never equals
+  const numeric = readNumericValue(value);
+  // The plain number that equals `value` (`1` for `1.0`), NaN when none does (NaN never equals).
+  const num = numeric === undefined ? Number.NaN : numeric.eqDouble;
   const bool = value === 'true' ? true : value === 'false' ? false : undefined;
   const isNull = value === 'null';
   // A value that is no number and no literal can only equal a string field: compare first, and
   // check the element's kind only on a hit (a primitive element can only hit falsely).
-  if (!negate && Number.isNaN(num) && bool === undefined && !isNull) return stringEqSearch(key, value, path);
+  if (!negate && numeric === undefined && bool === undefined && !isNull) return stringEqSearch(key, value, path);
+  const textKey = key === 'text'; // the one own key of a JsonNumber
   return (data) => {
     if (!Array.isArray(data)) throw searchRequiresArray(data);
     const inherited = OP[key]; // Object.prototype cannot change during the loop
@@ -98,9 +119,13 @@ function eqSearch(key: string, raw: string, negate: boolean, path: Emit): Search
       if (typeof f === 'string') hit = f === value;
       else if (typeof f === 'number') hit = f === num;
       else if (typeof f === 'boolean') hit = f === bool;
-      else hit = f === null && isNull;
+      else if (f === null) hit = isNull;
+      else hit = numeric !== undefined && f instanceof JsonNumber && compareJsonNumberField(f, numeric) === 0;
       if (hit) hit = isOwnValue(el, key, f, inherited);
       if (hit !== negate) {
+        // A JsonNumber element is a number, not an object: in neither eq nor ne. On one, the
+        // field is its own `text`, an inherited method, or missing; any other field rules it out.
+        if ((textKey || (negate && (f === undefined || typeof f === 'function'))) && el instanceof JsonNumber) continue;
         if (path === undefined) out.push(el);
         else out.push(path(el));
       }
@@ -111,6 +136,7 @@ function eqSearch(key: string, raw: string, negate: boolean, path: Emit): Search
 
 /** `eq` of a string `value` that only a string field can equal, on a one-segment `q`. */
 function stringEqSearch(key: string, value: string, path: Emit): Search {
+  const textKey = key === 'text'; // the one own key of a JsonNumber
   return (data) => {
     if (!Array.isArray(data)) throw searchRequiresArray(data);
     const inherited = OP[key];
@@ -119,7 +145,7 @@ function stringEqSearch(key: string, value: string, path: Emit): Search {
       const el: unknown = data[i];
       if (el === null || el === undefined) continue;
       const f = (el as Record<string, unknown>)[key];
-      if (f === value && typeof el === 'object' && !Array.isArray(el) && isOwnValue(el, key, f, inherited)) {
+      if (f === value && typeof el === 'object' && !Array.isArray(el) && isOwnValue(el, key, f, inherited) && (!textKey || !(el instanceof JsonNumber))) {
         if (path === undefined) out.push(el);
         else out.push(path(el));
       }
@@ -130,10 +156,11 @@ function stringEqSearch(key: string, value: string, path: Emit): Search {
 
 /** `gt` (`sign` 1) or `lt` (`sign` -1) on a one-segment `q`; see compare.ts for the rules. */
 function orderSearch(key: string, value: string, sign: 1 | -1, path: Emit): Search {
-  const num = parseJsonNumber(value);
-  const numeric = num !== undefined;
-  const n = num ?? 0;
+  const numeric = readNumericValue(value);
+  const n = numeric === undefined ? 0 : numeric.double;
+  const tie = numeric === undefined ? Number.NaN : numeric.tie; // how a plain number equal to n compares
   const native = !hasHighUnits(value);
+  const textKey = key === 'text'; // the one own key of a JsonNumber: only then can one hit
   return (data) => {
     if (!Array.isArray(data)) throw searchRequiresArray(data);
     const inherited = OP[key];
@@ -144,14 +171,18 @@ function orderSearch(key: string, value: string, sign: 1 | -1, path: Emit): Sear
       const f = (el as Record<string, unknown>)[key];
       let hit = false;
       if (typeof f === 'number') {
-        if (numeric) hit = sign === 1 ? f > n : f < n;
+        if (numeric !== undefined) hit = sign === 1 ? f > n || (f === n && tie > 0) : f < n || (f === n && tie < 0);
       } else if (typeof f === 'string') {
-        const fn = numeric ? parseJsonNumber(f) : undefined;
-        if (fn !== undefined) hit = sign === 1 ? fn > n : fn < n;
-        else if (native) hit = sign === 1 ? f > value : f < value;
+        if (numeric !== undefined && isJsonNumber(f)) {
+          const c = compareNumericString(f, numeric);
+          hit = sign === 1 ? c > 0 : c < 0;
+        } else if (native) hit = sign === 1 ? f > value : f < value;
         else hit = sign === 1 ? compareCodePoints(f, value) > 0 : compareCodePoints(f, value) < 0;
+      } else if (numeric !== undefined && f instanceof JsonNumber) {
+        const c = compareJsonNumberField(f, numeric);
+        hit = sign === 1 ? c > 0 : c < 0;
       }
-      if (hit && isOwnValue(el, key, f, inherited)) {
+      if (hit && isOwnValue(el, key, f, inherited) && (!textKey || !(el instanceof JsonNumber))) {
         if (path === undefined) out.push(el);
         else out.push(path(el));
       }
@@ -162,6 +193,7 @@ function orderSearch(key: string, value: string, sign: 1 | -1, path: Emit): Sear
 
 /** `lk` / `il` on a one-segment `q`. */
 function likeSearch(key: string, match: LikeMatcher, path: Emit): Search {
+  const textKey = key === 'text'; // the one own key of a JsonNumber: only then can one hit
   return (data) => {
     if (!Array.isArray(data)) throw searchRequiresArray(data);
     const inherited = OP[key];
@@ -170,7 +202,7 @@ function likeSearch(key: string, match: LikeMatcher, path: Emit): Search {
       const el: unknown = data[i];
       if (typeof el !== 'object' || el === null || Array.isArray(el)) continue;
       const f = (el as Record<string, unknown>)[key];
-      if (typeof f === 'string' && match(f) && isOwnValue(el, key, f, inherited)) {
+      if (typeof f === 'string' && match(f) && isOwnValue(el, key, f, inherited) && (!textKey || !(el instanceof JsonNumber))) {
         if (path === undefined) out.push(el);
         else out.push(path(el));
       }

@@ -1,7 +1,17 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { query, toJSON } from '../src/index.js';
-import { jsonArb } from './arbitraries.js';
+import { JsonNumber, jsonEqual, parseJson, query, toJSON } from '../src/index.js';
+import { exactJsonArb, jsonArb, numberTextArb } from './arbitraries.js';
+
+/** The integer part of a JSON number text, truncated toward zero, by BigInt arithmetic. */
+function truncated(t: string): bigint {
+  const m = /^(-?)([0-9]+)(?:\.([0-9]+))?(?:[eE]([+-]?[0-9]+))?$/.exec(t)!;
+  const frac = m[3] ?? '';
+  const e = Number(m[4] ?? '0') - frac.length;
+  const mant = BigInt(m[2]! + frac);
+  const abs = e >= 0 ? mant * 10n ** BigInt(e) : mant / 10n ** BigInt(-e);
+  return m[1] === '-' ? -abs : abs;
+}
 
 const runs = { numRuns: 500 };
 const out = (v: unknown, output: string): unknown => query({ v }, { path: 'v', output });
@@ -34,11 +44,12 @@ describe('output conversions (property)', () => {
     );
   });
 
-  it('int of a finite number truncates toward zero', () => {
+  it('int of a finite number truncates toward zero; past the safe range, the exact bigint of its JSON text', () => {
     fc.assert(
       fc.property(fc.double({ noNaN: true, noDefaultInfinity: true }), (x) => {
         const t = Math.trunc(x);
-        expect(out(x, 'int')).toBe(t === 0 ? 0 : t);
+        if (Number.isSafeInteger(t)) expect(out(x, 'int')).toBe(t === 0 ? 0 : t);
+        else expect(out(x, 'int')).toBe(truncated(JSON.stringify(x)));
       }),
       runs,
     );
@@ -96,4 +107,57 @@ describe('output conversions (property)', () => {
       runs,
     );
   });
+
+  it('numbers stored exactly convert exactly from their text, plain or JsonNumber', () => {
+    fc.assert(
+      fc.property(numberTextArb, (t) => {
+        const v = parseJson(t);
+        expect(out(v, 'json')).toBe(v);
+        expect(out(v, 'text')).toBe(t);
+        // int: the exact integer, truncated toward zero (null past 4300 digits from a shorter text).
+        const int = out(v, 'int');
+        const want = truncated(t);
+        if (want.toString().replace('-', '').length > Math.max(4300, t.length)) expect(int).toBeNull();
+        else {
+          expect(toJSON(int)).toBe(want.toString());
+          expect(jsonEqual(int, want)).toBe(true);
+          const safe = want <= BigInt(Number.MAX_SAFE_INTEGER) && want >= -BigInt(Number.MAX_SAFE_INTEGER);
+          if (v instanceof JsonNumber) expect(typeof int).toBe(safe ? 'number' : 'bigint');
+          if (typeof int === 'number') expect(Object.is(int, -0)).toBe(false);
+        }
+        // float: the number itself (its text unchanged) when its double is finite.
+        const float = out(v, 'float');
+        if (Number.isFinite(Number(t))) {
+          expect(float).toBe(v);
+          expect(toJSON(float)).toBe(t);
+        } else expect(float).toBeNull();
+        // bool: whether its exact value is not zero.
+        expect(out(v, 'bool')).toBe(!/^-?0(?:\.0+)?(?:[eE][+-]?[0-9]+)?$/.test(t));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('every conversion of exact JSON data gives the type its row says, or null, and text writes numbers as stored', () => {
+    fc.assert(
+      fc.property(exactJsonArb, (v) => {
+        expect(out(v, 'json')).toBe(v);
+        const text = out(v, 'text');
+        if (v === null) expect(text).toBeNull();
+        else if (typeof v === 'string') expect(text).toBe(v);
+        else expect(text).toBe(toJSON(v));
+        const int = out(v, 'int');
+        expect(int === null || typeof int === 'bigint' || Number.isInteger(int)).toBe(true);
+        const float = out(v, 'float');
+        expect(float === null || Number.isFinite(float) || (float instanceof JsonNumber && Number.isFinite(Number(float.text)))).toBe(true);
+        const bool = out(v, 'bool');
+        expect(bool === null || typeof bool === 'boolean').toBe(true);
+        if (typeof v === 'object' && v !== null && !(v instanceof JsonNumber)) {
+          expect([int, float, bool]).toStrictEqual([null, null, null]);
+        }
+      }),
+      runs,
+    );
+  });
 });
+

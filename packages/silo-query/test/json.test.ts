@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { query, toJSON } from '../src/index.js';
+import { JsonNumber, parseJson, query, toJSON } from '../src/index.js';
 
 describe('toJSON', () => {
   it('writes a bigint as its exact digits', () => {
@@ -24,4 +24,30 @@ describe('toJSON', () => {
     cyclic['self'] = cyclic;
     expect(() => toJSON(cyclic)).toThrow(TypeError);
   });
+
+  it('writes a JsonNumber as its exact text, at the top and nested, next to bigints', () => {
+    expect(toJSON(new JsonNumber('1.0'))).toBe('1.0');
+    expect(toJSON(new JsonNumber('-0'))).toBe('-0');
+    expect(toJSON([new JsonNumber('1e400'), 2n, { a: new JsonNumber('12345678901234567890'), b: 'x', c: [null, true] }])).toBe(
+      '[1e400,2,{"a":12345678901234567890,"b":"x","c":[null,true]}]',
+    );
+    expect(toJSON({ u: undefined, f: () => 1, n: new JsonNumber('0.10') })).toBe('{"n":0.10}');
+  });
+
+  it('writes large values with a few JsonNumbers exactly, whichever members JSON.stringify can take', () => {
+    const rows = Array.from({ length: 300 }, (_, i) => `{"i":${i},"p":${i % 7 === 0 ? `${i}.50` : i},"t":[${i % 11 === 0 ? '1e400' : '"x"'}],"o":{"d":{"e":${i % 13 === 0 ? '-0' : 0}}}}`);
+    const text = `[${rows.join(',')}]`;
+    expect(toJSON(parseJson(text))).toBe(text);
+    expect(toJSON({ a: parseJson(text), b: [parseJson(text)] })).toBe(`{"a":${text},"b":[${text}]}`);
+  });
+
+  it('still refuses cycles that hold a JsonNumber', () => {
+    const cyclic: Record<string, unknown> = { n: new JsonNumber('1.0'), inner: { m: [1] } };
+    (cyclic['inner'] as Record<string, unknown>)['back'] = cyclic;
+    expect(() => toJSON(cyclic)).toThrow(TypeError);
+    const deep: Record<string, unknown> = { n: new JsonNumber('1.0'), a: { b: { c: { d: { e: { f: {} } } } } } };
+    ((((((deep['a'] as any).b as any).c as any).d as any).e as any).f as Record<string, unknown>)['loop'] = deep['a'];
+    expect(() => toJSON(deep)).toThrow(TypeError);
+  });
 });
+

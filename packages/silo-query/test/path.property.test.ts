@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import { JSONPath } from 'jsonpath-plus';
 import { describe, expect, it } from 'vitest';
 import { compile, query } from '../src/index.js';
-import { jsonArb, keyArb, nodes, pathKeyArb, referenceGet } from './arbitraries.js';
+import { JsonNumber } from '../src/index.js';
+import { exactJsonArb, jsonArb, keyArb, nodes, pathKeyArb, referenceGet } from './arbitraries.js';
 
 const runs = { numRuns: 300 };
 
@@ -48,9 +49,23 @@ describe('path (property)', () => {
     );
   });
 
+  it('on exact data, a path to any node returns that very node, and never steps into a number', () => {
+    fc.assert(
+      fc.property(exactJsonArb, fc.constantFrom('text', '0', 'length', 'valueOf', 'constructor', '__proto__'), (data, more) => {
+        for (const { segments, value } of nodes(data)) {
+          const keys = segments.map(String);
+          if (keys.some((k) => k.length === 0 || k.includes('.'))) continue;
+          if (keys.length > 0) expect(query(data, { path: keys.join('.') })).toBe(value);
+          if (value instanceof JsonNumber) expect(query(data, { path: [...keys, more].join('.') })).toBeNull();
+        }
+      }),
+      runs,
+    );
+  });
+
   it('any path resolves exactly as the contract reads it (own keys, canonical indexes, null otherwise)', () => {
     fc.assert(
-      fc.property(jsonArb, fc.array(pathKeyArb, { minLength: 1, maxLength: 9 }), (data, keys) => {
+      fc.property(fc.oneof(jsonArb, exactJsonArb), fc.array(fc.oneof(pathKeyArb, fc.constant('text')), { minLength: 1, maxLength: 9 }), (data, keys) => {
         const expected = referenceGet(data, keys);
         expect(query(data, { path: keys.join('.') })).toStrictEqual(expected === undefined ? null : expected);
       }),

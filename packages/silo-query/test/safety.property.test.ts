@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compile, ErrorType, PARAM_NAMES, query, SiloQueryError, toJSON } from '../src/index.js';
-import { jsonArb } from './arbitraries.js';
+import { exactJsonArb, jsonArb } from './arbitraries.js';
 
 const runs = { numRuns: 1000 };
 
@@ -30,7 +30,7 @@ const paramObject = fc.dictionary(
   fc.oneof(fc.string({ maxLength: 4 }), fc.constantFrom('__proto__', 'constructor.prototype', 'polluted', '%', 'a.__proto__'), fc.array(fc.string({ maxLength: 2 }), { maxLength: 3 })),
   { maxKeys: 6 },
 );
-const dataArb = fc.oneof(jsonArb, fc.array(jsonArb, { maxLength: 6 }));
+const dataArb = fc.oneof(jsonArb, fc.array(jsonArb, { maxLength: 6 }), exactJsonArb, fc.array(exactJsonArb, { maxLength: 6 }));
 
 const TYPES = new Set<string>(Object.values(ErrorType));
 function checkError(e: unknown): void {

@@ -27,6 +27,8 @@ export interface ServerConfig {
   rateLimitPerMinute?: number;
   /** The default plan's `file_data` size limit in bytes; undefined keeps koa-silo's default (10 MB). */
   maxDataBytes?: number;
+  /** Versions per silo kept in history by the default plan; undefined keeps koa-silo's default (20). */
+  historyVersions?: number;
   publicQueries: boolean;
   trustProxy: boolean;
   tls?: { certPath: string; keyPath: string };
@@ -80,6 +82,7 @@ export const SETTINGS: Setting[] = [
   })),
   { env: 'SILO_RATE_LIMIT_PER_MINUTE', flag: 'rate-limit-per-minute', kind: 'string', default: "600, koa-silo's default plan", help: 'requests per minute per client of the default plan; 0 = off' },
   { env: 'SILO_MAX_DATA_BYTES', flag: 'max-data-bytes', kind: 'string', default: '10MB', help: 'size limit of file_data for the default plan (bytes, or 500KB, 10MB, 1GB)' },
+  { env: 'SILO_HISTORY_VERSIONS', flag: 'history-versions', kind: 'string', default: '20', help: 'versions each silo keeps in history, the current one included (1 to 1000)' },
   { env: 'SILO_PUBLIC_QUERIES', flag: 'public-queries', kind: 'boolean', default: 'false', help: 'allow query and search parameters on /public/<uuid>' },
   { env: 'SILO_TRUST_PROXY', flag: 'trust-proxy', kind: 'boolean', default: 'false', help: 'take the client address from X-Forwarded-For' },
   { env: 'SILO_TLS_CERT', flag: 'tls-cert', kind: 'string', default: '', help: 'PEM certificate file: serve HTTPS (needs SILO_TLS_KEY)' },
@@ -222,6 +225,9 @@ export function loadConfig(env: Env = process.env, flags: Flags = {}, cwd = proc
   const sizeRaw = read.string('SILO_MAX_DATA_BYTES');
   const maxDataBytes = sizeRaw ? parseBytes(sizeRaw) : undefined;
 
+  const historyRaw = read.string('SILO_HISTORY_VERSIONS');
+  const historyVersions = historyRaw ? integer(historyRaw, 1, 1000, 'a whole number of versions from 1 to 1000') : undefined;
+
   const certRaw = read.string('SILO_TLS_CERT');
   const keyRaw = read.string('SILO_TLS_KEY');
   let tls: ServerConfig['tls'];
@@ -251,6 +257,7 @@ export function loadConfig(env: Env = process.env, flags: Flags = {}, cwd = proc
     hosts,
     ...(rateLimitPerMinute !== undefined ? { rateLimitPerMinute } : {}),
     ...(maxDataBytes !== undefined ? { maxDataBytes } : {}),
+    ...(historyVersions !== undefined ? { historyVersions } : {}),
     publicQueries: read.boolean('SILO_PUBLIC_QUERIES'),
     trustProxy: read.boolean('SILO_TRUST_PROXY'),
     ...(tls ? { tls } : {}),

@@ -48,6 +48,7 @@ export function siloOptions(config: ServerConfig, stores: Stores, logger: Logger
       [DEFAULT_PLAN_NAME]: {
         maxDataBytes: config.maxDataBytes ?? DEFAULT_PLAN.maxDataBytes,
         rateLimitPerMinute: config.rateLimitPerMinute ?? DEFAULT_PLAN.rateLimitPerMinute,
+        historyVersions: config.historyVersions ?? DEFAULT_PLAN.historyVersions,
       },
     },
     rateLimit: stores.redis ? { redis: stores.redis } : { store: 'memory' },

@@ -19,6 +19,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import Keyv, { type KeyvStoreAdapter, type StoredData } from 'keyv';
+import type { AtomicBatch } from 'koa-silo';
 
 export type SqliteSynchronous = 'normal' | 'full';
 
@@ -54,6 +55,10 @@ type ValueRow = Omit<Row, 'key'>;
 type Stmt<P extends unknown[], R = unknown> = Database.Statement<P, R>;
 
 const TABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
+
+function textOf(value: string | Buffer): string {
+  return typeof value === 'string' ? value : value.toString('utf8');
+}
 
 /** The first string after every string that starts with `prefix`: `ns:` → `ns;`. */
 function prefixEnd(prefix: string): string {
@@ -105,6 +110,10 @@ export class SqliteStore implements KeyvStoreAdapter {
   readonly #cas: Database.Transaction<(key: string, expected: string | undefined, next: string | undefined) => boolean>;
   readonly #table: string;
   #sortedIndex: SqliteSortedIndex | undefined;
+  /** The sorted index's writes without a transaction of their own, for `atomic`. */
+  #indexWrites: { add(indexKey: string, score: number, member: string): void; remove(indexKey: string, member: string): void } | undefined;
+  readonly #atomic: Database.Transaction<(batch: AtomicBatch) => boolean>;
+  readonly #keysInRange: Stmt<[string, string], string>;
 
   constructor(options: SqliteStoreOptions) {
     const table = options.table ?? 'keyv';
@@ -162,7 +171,39 @@ export class SqliteStore implements KeyvStoreAdapter {
       else this.#set.run(key, next, null);
       return true;
     });
+    this.#atomic = this.#db.transaction((batch: AtomicBatch) => {
+      for (const [key, expected] of batch.expect) {
+        const row = this.#get.get(key);
+        const current = row === undefined || this.#expired(row) ? undefined : textOf(row.value);
+        if (current !== expected) return false;
+      }
+      for (const [key, value] of batch.set) this.#set.run(key, value, null);
+      for (const key of batch.delete) this.#delete.run(key);
+      if (batch.indexAdd.length > 0 || batch.indexRemove.length > 0) {
+        if (this.#indexWrites === undefined) void this.sortedIndex;
+        const index = this.#indexWrites!;
+        for (const [indexKey, score, member] of batch.indexAdd) index.add(indexKey, score, member);
+        for (const [indexKey, member] of batch.indexRemove) index.remove(indexKey, member);
+      }
+      return true;
+    });
+    this.#keysInRange = this.#db.prepare<[string, string], string>(`SELECT key FROM ${t} WHERE key >= ? AND key < ? ORDER BY key`).pluck();
     this.purgeExpired();
+  }
+
+  /**
+   * Applies koa-silo's AtomicBatch in one IMMEDIATE transaction (its commit point): every expected
+   * value checked, then every write, the sorted index's included; all or nothing, atomic across
+   * every process sharing the file, durable as every commit of this store.
+   */
+  atomic(batch: AtomicBatch): boolean {
+    return this.#atomic.immediate(batch);
+  }
+
+  /** Every key that starts with `prefix` (koa-silo's KeyListingAdapter, for its orphan sweep). */
+  keysWithPrefix(prefix: string): string[] {
+    if (prefix === '') throw new TypeError('keysWithPrefix needs a prefix');
+    return this.#keysInRange.all(prefix, prefixEnd(prefix));
   }
 
   /** The underlying connection, for health checks and maintenance. */
@@ -283,30 +324,33 @@ export class SqliteStore implements KeyvStoreAdapter {
         `SELECT member FROM ${rows} WHERE index_key = ? ORDER BY score, member LIMIT ? OFFSET ?`,
       )
       .pluck();
+    const checkScore = (score: number): void => {
+      if (!Number.isSafeInteger(score)) throw new TypeError(`a sorted index score must be a safe integer, got ${score}`);
+    };
     const addOne = (indexKey: string, score: number, member: string): number => {
       if (insert.run(indexKey, score, member).changes > 0) return 1;
       rescore.run(score, indexKey, member);
       return 0;
     };
-    const add = db.transaction((indexKey: string, score: number, member: string) => {
+    const addRaw = (indexKey: string, score: number, member: string): void => {
+      checkScore(score);
       if (addOne(indexKey, score, member) > 0) bump.run(indexKey, 1);
-    });
+    };
+    const removeRaw = (indexKey: string, member: string): void => {
+      if (remove.run(indexKey, member).changes === 0) return;
+      bump.run(indexKey, -1);
+      dropEmpty.run(indexKey);
+    };
+    this.#indexWrites = { add: addRaw, remove: removeRaw };
+    const add = db.transaction(addRaw);
     const addMany = db.transaction((indexKey: string, entries: readonly (readonly [number, string])[]) => {
       let added = 0;
       for (const [score, member] of entries) added += addOne(indexKey, score, member);
       if (added > 0) bump.run(indexKey, added);
     });
-    const removeTx = db.transaction((indexKey: string, member: string) => {
-      if (remove.run(indexKey, member).changes === 0) return;
-      bump.run(indexKey, -1);
-      dropEmpty.run(indexKey);
-    });
-    const checkScore = (score: number): void => {
-      if (!Number.isSafeInteger(score)) throw new TypeError(`a sorted index score must be a safe integer, got ${score}`);
-    };
+    const removeTx = db.transaction(removeRaw);
     return {
       add(indexKey, score, member) {
-        checkScore(score);
         add.immediate(indexKey, score, member);
       },
       addMany(indexKey, entries) {

@@ -256,7 +256,7 @@ describe('the sorted index (the listing index of koa-silo)', () => {
     const file = tmpFile();
     const s = store(file, { table: 'main' });
     const storage = createStorage({ main: sqliteKeyv(s) });
-    expect(storage.coordination).toBe('compare-and-swap');
+    expect(storage.coordination).toBe('store');
     const { accounts, silos } = createServices(storage);
     await accounts.createAccount('acme');
     const made = await Promise.all(Array.from({ length: 30 }, (_, i) => silos.create('acme', { file_name: `f${i}`, file_data: {} })));
@@ -271,21 +271,17 @@ describe('the sorted index (the listing index of koa-silo)', () => {
     expect(s.sortedIndex.count('silo:index:acme')).toBe(29);
   });
 
-  it('takes over a JSON index that an earlier version left', async () => {
+  it('commits an atomic batch only when every expected value holds, index included', () => {
     const s = store(tmpFile(), { table: 'main' });
-    const storage = createStorage({ main: sqliteKeyv(s) });
-    const { accounts, silos } = createServices(storage, { now: () => 5000 });
-    await accounts.createAccount('acme');
-    const made = await Promise.all([1, 2, 3].map((i) => silos.create('acme', { file_name: `f${i}`, file_data: {} })));
-    // Undo what the sorted index holds and write the JSON array the earlier version kept.
-    for (const r of made) s.sortedIndex.remove('silo:index:acme', r.file_uuid);
-    const sortedUuids = made.map((r) => r.file_uuid).sort();
-    await s.set('silo:index:acme', JSON.stringify(sortedUuids.map((u) => [5000, u])));
-    const upgraded = createServices(createStorage({ main: sqliteKeyv(store(s.opts.url.slice('sqlite://'.length), { table: 'main' })) }));
-    const page = await upgraded.silos.list('acme', 1, 10);
-    expect(page.metadata.total_items).toBe(3);
-    expect(page.silos.map((x) => x.file_uuid)).toEqual(sortedUuids);
-    expect(await s.get('silo:index:acme')).toBeUndefined();
+    const batch = { expect: [['head', undefined]] as [string, string | undefined][], set: [['head', 'v1'], ['ver', 'e1']] as [string, string][], delete: [], indexAdd: [['idx', -5, 'm']] as [string, number, string][], indexRemove: [] };
+    expect(s.atomic(batch)).toBe(true);
+    expect(s.atomic(batch)).toBe(false); // head is there now: nothing of the batch applies
+    expect(s.sortedIndex.count('idx')).toBe(1);
+    expect(s.atomic({ expect: [['head', 'v1']], set: [['head', 'v2']], delete: ['ver'], indexAdd: [], indexRemove: [['idx', 'm']] })).toBe(true);
+    expect(s.database.prepare('SELECT key, value FROM main ORDER BY key').all()).toEqual([{ key: 'head', value: 'v2' }]);
+    expect(s.sortedIndex.count('idx')).toBe(0);
+    expect(s.keysWithPrefix('he')).toEqual(['head']);
+    expect(s.keysWithPrefix('x')).toEqual([]);
   });
 
   it('two SqliteStores on one file, creating at once, all land in the listing', async () => {
@@ -404,7 +400,7 @@ describe('durability', () => {
 // koa-silo's storage contract, through its own facade and services, on the Keyv exactly as the
 // server configures it (no Keyv prefix), and on a plain `new Keyv({ store })` (prefix `keyv:`). Every Keyv is a connection of
 // its own to one file, as the server and the `silo` command are: multiInstance runs the tests of
-// several processes sharing the store (atomic through compareAndSwap).
+// several processes sharing the store (atomic through its transactions).
 const contractFile = path.join(tmpRoot, 'contract', 'silo.sqlite');
 const contractStores: SqliteStore[] = [];
 storageContract(

@@ -22,11 +22,16 @@ const EMPTY = Symbol('empty body');
 
 /** Read, decode and parse the body of `ctx`. Returns the parsed JSON value. */
 export async function readJsonBody(ctx: Context, limit: BodyLimit, maxDepth: number): Promise<unknown> {
+  return (await readJson(ctx, limit, maxDepth)).value;
+}
+
+/** As readJsonBody, with the body's text too (for values kept exactly as sent). */
+export async function readJson(ctx: Context, limit: BodyLimit, maxDepth: number): Promise<{ value: unknown; text: string }> {
   const text = await readBodyText(ctx, limit);
   if (text === EMPTY) {
     throw new ValidationError([{ loc: ['body'], msg: 'Field required', type: 'missing' }]);
   }
-  return parseJson(text, maxDepth);
+  return { value: parseJson(text, maxDepth), text };
 }
 
 async function readBodyText(ctx: Context, limit: BodyLimit): Promise<string | typeof EMPTY> {

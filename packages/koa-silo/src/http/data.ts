@@ -7,7 +7,7 @@
  * that version.
  */
 import type { Context } from 'koa';
-import { compile, hasQueryParams, toJSON } from 'silo-query';
+import { compile, hasQueryParams, parseJson, toJSON } from 'silo-query';
 import { BadRequestError } from '../errors.js';
 import type { SiloHandle, SiloService } from '../service/types.js';
 import type { Auth } from './auth.js';
@@ -58,25 +58,25 @@ export function dataHandlers(deps: DataDeps) {
   const respond = async (ctx: Context, param: string, account: string | undefined, plan: QueryPlan): Promise<void> => {
     const region = regionOf(ctx);
     const handle: SiloHandle = await silos.openData(region, param.toLowerCase(), account);
-    const { file_uuid: uuid, version } = handle.record;
+    const { file_uuid: uuid, etag } = handle.record;
     // The client holds the current version: no data to read.
-    if (answeredNotModified(ctx, etagFor(version, plan.tag))) return;
+    if (answeredNotModified(ctx, etagFor(etag, plan.tag))) return;
     // Who may share one data read: the loader checks the data record for this region and reader.
     const scope = `${region} ${account ?? '*'}`;
     if (!plan.query) {
-      const body = await bodies.load(uuid, version, scope, async () => {
+      const body = await bodies.load(uuid, etag, scope, async () => {
         const data = await handle.load();
         const bytes = Buffer.from(data.text, 'utf8');
-        return { version: data.record.version, value: bytes, bytes: bytes.length };
+        return { version: data.record.etag, value: bytes, bytes: bytes.length };
       });
-      if (body.version !== version && answeredNotModified(ctx, etagFor(body.version))) return;
+      if (body.version !== etag && answeredNotModified(ctx, etagFor(body.version))) return;
       return sendJsonBytes(ctx, 200, body.value);
     }
-    const value = await parsed.load(uuid, version, scope, async () => {
+    const value = await parsed.load(uuid, etag, scope, async () => {
       const data = await handle.load();
-      return { version: data.record.version, value: JSON.parse(data.text) as unknown, bytes: data.text.length };
+      return { version: data.record.etag, value: parseJson(data.text), bytes: data.text.length };
     });
-    if (value.version !== version && answeredNotModified(ctx, etagFor(value.version, plan.tag))) return;
+    if (value.version !== etag && answeredNotModified(ctx, etagFor(value.version, plan.tag))) return;
     sendJsonText(ctx, 200, toJSON(plan.query(value.value)) ?? 'null');
   };
 

@@ -7,13 +7,15 @@ import { ValidationError, type ValidationIssue } from '../errors.js';
 import { BODY_ENVELOPE_BYTES, type Plan } from '../options.js';
 import { listQuery, uuidPath, type ListQuery, type UuidPath } from '../schemas/params.js';
 import { createSiloBody, updateSiloBody, BODY_FIELDS, type CreateSiloBody, type UpdateSiloBody } from '../schemas/silo.js';
-import type { SiloMeta, SiloRecord, SiloService, UpdateSiloInput } from '../service/types.js';
+import { validator } from '../schemas/validate.js';
+import type { SiloDataRecord, SiloFields, SiloMeta, SiloRecord, SiloService } from '../service/types.js';
 import type { Auth } from './auth.js';
-import { readJsonBody } from './body.js';
+import { readJson } from './body.js';
 import { PreconditionRequiredError } from './errors.js';
-import { answeredNotModified, etagFor, hasIfMatch, ifMatchVersion, notModified } from './etag.js';
+import { answeredNotModified, etagFor, hasIfMatch, ifMatchTags, notModified } from './etag.js';
+import { memberText } from './json-member.js';
+import { readPatch } from './patch-body.js';
 import { sendEmpty, sendJson, sendJsonBytes, sendJsonText } from './respond.js';
-import { validator } from './validate.js';
 import type { VersionCache } from './version-cache.js';
 
 const checkCreate = validator<CreateSiloBody>(createSiloBody);
@@ -42,16 +44,34 @@ export function metaOf(r: SiloMeta): SiloMeta {
   };
 }
 
-function bodyLimit(plan: Plan) {
+/** The metadata fields and the version (contract §9), as create and meta answer. */
+export function versionedMetaOf(r: SiloMeta & { version: number }): SiloMeta & { version: number } {
+  return { ...metaOf(r), version: r.version };
+}
+
+/** The update response: all seven fields and the version, with file_data's stored text as it is. */
+export function sendUpdated(ctx: Context, { record, text }: SiloDataRecord): void {
+  ctx.set('ETag', etagFor(record.etag));
+  const head = JSON.stringify({
+    file_name: record.file_name,
+    file_uuid: record.file_uuid,
+    region_name: record.region_name,
+    is_public: record.is_public,
+  });
+  const tail = JSON.stringify({ created_at: record.created_at, updated_at: record.updated_at, version: record.version });
+  sendJsonText(ctx, 200, `${head.slice(0, -1)},"file_data":${text},${tail.slice(1)}`);
+}
+
+export function bodyLimit(plan: Plan) {
   return { bodyBytes: plan.maxDataBytes + BODY_ENVELOPE_BYTES, planBytes: plan.maxDataBytes };
 }
 
 /** The path's file_uuid in lower case, or its issues. */
-function pathUuid(param: string): { uuid: string; issues: ValidationIssue[] } {
+export function pathUuid(param: string): { uuid: string; issues: ValidationIssue[] } {
   return { uuid: param.toLowerCase(), issues: checkPath.issues({ file_uuid: param }, 'path') };
 }
 
-function throwIfAny(issues: ValidationIssue[]): void {
+export function throwIfAny(issues: ValidationIssue[]): void {
   if (issues.length > 0) throw new ValidationError(issues);
 }
 
@@ -64,21 +84,32 @@ function pick<T extends object>(body: T, fields: readonly string[]): Partial<T> 
   return out as Partial<T>;
 }
 
-function lastParam(params: URLSearchParams, name: string): string | undefined {
+export function lastParam(params: URLSearchParams, name: string): string | undefined {
   return params.getAll(name).at(-1);
 }
 
-function queryInt(value: string | undefined): number | string | undefined {
+export function queryInt(value: string | undefined): number | string | undefined {
   if (value === undefined) return undefined;
   return /^\s*[+-]?\d{1,15}\s*$/.test(value) ? Number(value) : value;
+}
+
+/** Every body field but file_data, whose text is taken from the body as sent. */
+const FIELDS = BODY_FIELDS.filter((f) => f !== 'file_data');
+
+/**
+ * file_data's text exactly as the client sent it (numbers as written, whitespace removed); a body
+ * already parsed by an app's own body parser only has its value left.
+ */
+function dataText(bodyText: string, value: unknown): string {
+  return memberText(bodyText, 'file_data') ?? JSON.stringify(value);
 }
 
 export function manageHandlers(deps: ManageDeps) {
   const { auth, silos, bodies } = deps;
 
   const sendRecord = (ctx: Context, status: number, record: SiloRecord) => {
-    ctx.set('ETag', etagFor(record.version));
-    sendJson(ctx, status, metaOf(record));
+    ctx.set('ETag', etagFor(record.etag));
+    sendJson(ctx, status, versionedMetaOf(record));
   };
 
   const requireIfMatch = (ctx: Context) => {
@@ -88,9 +119,10 @@ export function manageHandlers(deps: ManageDeps) {
   return {
     async create(ctx: Context): Promise<void> {
       const caller = await auth.require(ctx, 'manage');
-      const body = await readJsonBody(ctx, bodyLimit(caller.plan), deps.maxJsonDepth);
-      const input = checkCreate(body, 'body');
-      const record = await silos.create(caller.account, pick(input, BODY_FIELDS) as CreateSiloBody);
+      const body = await readJson(ctx, bodyLimit(caller.plan), deps.maxJsonDepth);
+      const input = checkCreate(body.value, 'body');
+      const fields = pick(input, FIELDS) as SiloFields;
+      const record = await silos.createText(caller.account, fields, dataText(body.text, input.file_data));
       ctx.set('Location', `/api/v1/manage/meta/${record.file_uuid}`);
       sendRecord(ctx, 201, record);
     },
@@ -105,7 +137,7 @@ export function manageHandlers(deps: ManageDeps) {
       }
       const query = checkList(raw, 'query');
       const page = await silos.list(caller.account, query.page ?? query.page_no ?? 1, query.per_page ?? 25);
-      sendJson(ctx, 200, { metadata: page.metadata, silos: page.silos.map(metaOf) });
+      sendJson(ctx, 200, { metadata: page.metadata, silos: page.silos.map(versionedMetaOf) });
     },
 
     async meta(ctx: Context, param: string): Promise<void> {
@@ -113,10 +145,10 @@ export function manageHandlers(deps: ManageDeps) {
       const { uuid, issues } = pathUuid(param);
       throwIfAny(issues);
       const record = await silos.meta(caller.account, uuid);
-      const etag = etagFor(record.version);
+      const etag = etagFor(record.etag);
       ctx.set('ETag', etag);
       if (notModified(ctx, etag)) return sendEmpty(ctx, 304);
-      sendJson(ctx, 200, metaOf(record));
+      sendJson(ctx, 200, versionedMetaOf(record));
     },
 
     async get(ctx: Context, param: string): Promise<void> {
@@ -124,38 +156,37 @@ export function manageHandlers(deps: ManageDeps) {
       const { uuid, issues } = pathUuid(param);
       throwIfAny(issues);
       const handle = await silos.open(caller.account, uuid);
-      const { version } = handle.record;
+      const { etag } = handle.record;
       // The client holds the current version: no data to read.
-      if (answeredNotModified(ctx, etagFor(version))) return;
+      if (answeredNotModified(ctx, etagFor(etag))) return;
       // The stored text goes out as it is (no parse, no re-serialization), encoded once per version
       // and shared by every response (see version-cache.ts); the loader checks the reader's account.
-      const body = await bodies.load(`data:${handle.record.file_uuid}`, version, caller.account, async () => {
+      const body = await bodies.load(`data:${handle.record.file_uuid}`, etag, caller.account, async () => {
         const data = await handle.load();
         const bytes = Buffer.from(`{"data":${data.text}}`, 'utf8');
-        return { version: data.record.version, value: bytes, bytes: bytes.length };
+        return { version: data.record.etag, value: bytes, bytes: bytes.length };
       });
-      if (body.version !== version && answeredNotModified(ctx, etagFor(body.version))) return;
+      if (body.version !== etag && answeredNotModified(ctx, etagFor(body.version))) return;
       sendJsonBytes(ctx, 200, body.value);
     },
 
+    /** PATCH: by Content-Type, a merge patch, a JSON Patch, or the contract's update body. */
     async update(ctx: Context, param: string): Promise<void> {
       const caller = await auth.require(ctx, 'manage');
       const { uuid, issues } = pathUuid(param);
-      const body = await readJsonBody(ctx, bodyLimit(caller.plan), deps.maxJsonDepth);
-      throwIfAny([...issues, ...checkUpdate.issues(body, 'body')]);
+      const patch = await readPatch(ctx, bodyLimit(caller.plan), deps.maxJsonDepth);
+      if (patch) {
+        throwIfAny([...issues, ...patch.issues]);
+        requireIfMatch(ctx);
+        return sendUpdated(ctx, await silos.patch(caller.account, uuid, patch.patch, ifMatchTags(ctx)));
+      }
+      const body = await readJson(ctx, bodyLimit(caller.plan), deps.maxJsonDepth);
+      throwIfAny([...issues, ...checkUpdate.issues(body.value, 'body')]);
       requireIfMatch(ctx);
-      const input = pick(body as UpdateSiloBody, BODY_FIELDS) as UpdateSiloInput;
-      const ifMatch = await ifMatchVersion(ctx, async () => (await silos.meta(caller.account, uuid)).version);
-      const { record, text } = await silos.update(caller.account, uuid, input, ifMatch);
-      ctx.set('ETag', etagFor(record.version));
-      const head = JSON.stringify({
-        file_name: record.file_name,
-        file_uuid: record.file_uuid,
-        region_name: record.region_name,
-        is_public: record.is_public,
-      });
-      const tail = JSON.stringify({ created_at: record.created_at, updated_at: record.updated_at });
-      sendJsonText(ctx, 200, `${head.slice(0, -1)},"file_data":${text},${tail.slice(1)}`);
+      const input = body.value as UpdateSiloBody;
+      const text = input.file_data === undefined ? undefined : dataText(body.text, input.file_data);
+      const fields = pick(input, FIELDS) as Partial<SiloFields>;
+      sendUpdated(ctx, await silos.updateText(caller.account, uuid, fields, text, ifMatchTags(ctx)));
     },
 
     async delete(ctx: Context, param: string): Promise<void> {
@@ -163,8 +194,7 @@ export function manageHandlers(deps: ManageDeps) {
       const { uuid, issues } = pathUuid(param);
       throwIfAny(issues);
       requireIfMatch(ctx);
-      const ifMatch = await ifMatchVersion(ctx, async () => (await silos.meta(caller.account, uuid)).version);
-      await silos.delete(caller.account, uuid, ifMatch);
+      await silos.delete(caller.account, uuid, ifMatchTags(ctx));
       sendJson(ctx, 200, { file_uuid: uuid, deleted: true });
     },
   };

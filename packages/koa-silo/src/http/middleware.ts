@@ -11,6 +11,7 @@ import { preflight } from './cors.js';
 import { dataHandlers } from './data.js';
 import { MethodNotAllowedError, PathNotFoundError, renderError } from './errors.js';
 import { manageHandlers } from './manage.js';
+import { versionHandlers } from './versions.js';
 import { createRateLimit } from './rate-limit.js';
 import { regionResolver } from './region.js';
 import { sendEmpty, sendJsonText } from './respond.js';
@@ -44,6 +45,7 @@ export function createHttp(deps: HttpDeps): SiloHttp {
     maxJsonDepth: options.maxJsonDepth,
     bodies,
   });
+  const history = versionHandlers({ auth, silos: deps.silos, requireIfMatch: options.requireIfMatch });
   const data = dataHandlers({
     auth,
     silos: deps.silos,
@@ -65,6 +67,9 @@ export function createHttp(deps: HttpDeps): SiloHttp {
     { pattern: PATTERNS.list, methods: { GET: manage.list } },
     { pattern: PATTERNS.meta, methods: { GET: manage.meta } },
     { pattern: PATTERNS.silo, methods: { GET: manage.get, PATCH: manage.update, DELETE: manage.delete } },
+    { pattern: PATTERNS.versions, methods: { GET: history.list } },
+    { pattern: PATTERNS.version, methods: { GET: history.get } },
+    { pattern: PATTERNS.restore, methods: { POST: history.restore } },
     { pattern: PATTERNS.publicData, methods: { GET: data.publicRead, OPTIONS: preflight } },
     { pattern: PATTERNS.privateData, methods: { GET: data.privateRead } },
   ];
@@ -79,7 +84,7 @@ export function createHttp(deps: HttpDeps): SiloHttp {
         ctx.set('Allow', [...match.allow, 'OPTIONS'].join(', '));
         return sendEmpty(ctx, 204);
       }
-      await match.handler(ctx, match.param);
+      await match.handler(ctx, ...match.params);
     } catch (err) {
       closeIfBodyUnread(ctx);
       try {

@@ -6,7 +6,7 @@
  */
 import type { Context } from 'koa';
 
-export type Handler = (ctx: Context, param: string) => Promise<void> | void;
+export type Handler = (ctx: Context, ...params: string[]) => Promise<void> | void;
 export type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'OPTIONS';
 
 export interface Route {
@@ -22,6 +22,9 @@ export const PATTERNS = {
   list: /^\/api\/v1\/manage\/silos\/?$/,
   meta: /^\/api\/v1\/manage\/meta\/([^/]+)\/?$/,
   silo: /^\/api\/v1\/manage\/([^/]+)\/?$/,
+  versions: /^\/api\/v1\/manage\/([^/]+)\/versions\/?$/,
+  version: /^\/api\/v1\/manage\/([^/]+)\/versions\/([^/]+)\/?$/,
+  restore: /^\/api\/v1\/manage\/([^/]+)\/versions\/([^/]+)\/restore\/?$/,
   publicData: new RegExp(`^/public/(${UUID})$`),
   privateData: new RegExp(`^/(${UUID})$`),
 } as const;
@@ -29,27 +32,25 @@ export const PATTERNS = {
 const MANAGE_PREFIX = /^\/api\/v1\/manage(\/|$)/;
 
 export type Match =
-  | { kind: 'route'; handler: Handler; param: string }
+  | { kind: 'route'; handler: Handler; params: string[] }
   | { kind: 'method'; allow: string[] }
   | { kind: 'unknown' }
   | undefined;
 
-/** Resolve a request. `undefined`: not Silo's; `unknown`: Silo's path, no route. */
+/**
+ * Resolve a request. `undefined`: not Silo's; `unknown`: Silo's path, no route. The first route
+ * whose pattern matches owns the path (`/api/v1/manage/silos` is the listing, never a silo named
+ * `silos`), so its methods alone make the Allow of a 405.
+ */
 export function matchRoute(routes: Route[], method: string, path: string): Match {
   const wanted = (method === 'HEAD' ? 'GET' : method) as Method;
-  const allow = new Set<string>();
-  let claimed = MANAGE_PREFIX.test(path);
   for (const route of routes) {
     const m = route.pattern.exec(path);
     if (!m) continue;
-    claimed = true;
     const handler = route.methods[wanted];
-    if (handler) return { kind: 'route', handler, param: m[1] ?? '' };
-    for (const name of Object.keys(route.methods)) {
-      allow.add(name);
-      if (name === 'GET') allow.add('HEAD');
-    }
+    if (handler) return { kind: 'route', handler, params: m.slice(1) };
+    const allow = Object.keys(route.methods).flatMap((name) => (name === 'GET' ? ['GET', 'HEAD'] : [name]));
+    return { kind: 'method', allow };
   }
-  if (allow.size > 0) return { kind: 'method', allow: [...allow] };
-  return claimed ? { kind: 'unknown' } : undefined;
+  return MANAGE_PREFIX.test(path) ? { kind: 'unknown' } : undefined;
 }

@@ -6,12 +6,14 @@
 import type { Plan } from '../options.js';
 import { REGIONS, type Region } from '../service/types.js';
 import { httpError, validationError, validationIssue } from './errors.js';
-import { dataQuery, headers, listQuery } from './params.js';
+import { dataQuery, headers, listQuery, versionPath } from './params.js';
 import {
   anyJson,
   createSiloBody,
   fileData,
   fileUuid,
+  jsonPatch,
+  mergePatch,
   siloCreated,
   siloData,
   siloDeleted,
@@ -19,6 +21,9 @@ import {
   siloMeta,
   siloUpdated,
   updateSiloBody,
+  versionData,
+  versionInfo,
+  versionList,
 } from './silo.js';
 
 export const OPENAPI_VERSION = '0.1.0';
@@ -33,6 +38,11 @@ const SCHEMAS: Record<string, object> = {
   SiloData: siloData,
   SiloUpdated: siloUpdated,
   SiloDeleted: siloDeleted,
+  SiloMergePatch: mergePatch,
+  SiloJsonPatch: jsonPatch,
+  VersionInfo: versionInfo,
+  VersionList: versionList,
+  VersionData: versionData,
   FileData: fileData,
   HTTPError: httpError,
   HTTPValidationError: validationError,
@@ -69,6 +79,13 @@ const uuidParam = {
   required: true,
   description: 'The silo. A value that is not a 36-character uuid is a 422 with loc ["path","file_uuid"].',
   schema: ref('FileUuid'),
+};
+const versionParam = {
+  name: 'version',
+  in: 'path',
+  required: true,
+  description: 'A version in the silo\'s history. Not a positive integer: 422 with loc ["path","version"].',
+  schema: versionPath.properties.version,
 };
 const manageKey = {
   name: 'X-MAN-API',
@@ -128,6 +145,9 @@ const BEYOND = [
   'Every data, get-silo, meta, create and update response carries a strong ETag; If-None-Match answers 304; If-Match on PATCH and DELETE answers 412 when the silo has changed (428 without it when the operator requires it).',
   'Public data allows CORS GET from any origin; OPTIONS preflights are answered.',
   'Region moves copy, switch, then delete: a read in flight during a move still succeeds.',
+  'Every write is atomic (a reader, or a restart after a crash, sees the whole write or none of it) and makes a new version: `version` is in every metadata answer; history (GET /api/v1/manage/{file_uuid}/versions) keeps the plan\'s number of versions and any of them can be restored.',
+  'PATCH takes an RFC 7386 merge patch (Content-Type application/merge-patch+json) or an RFC 6902 JSON Patch (application/json-patch+json); any other Content-Type keeps the update body.',
+  'The stored JSON is exactly the JSON sent (numbers as written), without its insignificant whitespace.',
   'page_no is accepted as another name for page; a trailing slash is accepted on every management path.',
   'Unknown body fields are ignored; bodies are read as JSON whatever their Content-Type (a compressed body is a 415).',
   'JSON nested deeper than the configured depth (default 1000) is a 422 of type json_too_deep.',
@@ -161,6 +181,7 @@ export function buildOpenApi(options: OpenApiOptions): Record<string, unknown> {
     security: [],
     tags: [
       { name: 'manage', description: 'Create, read, update, delete and list silos (manage key).' },
+      { name: 'history', description: 'The versions of a silo: list, read, restore (manage key).' },
       { name: 'data', description: "Read a silo's JSON, with query and search parameters on the private address." },
       { name: 'meta', description: 'This document.' },
     ],
@@ -239,10 +260,18 @@ export function buildOpenApi(options: OpenApiOptions): Record<string, unknown> {
             'A region change moves the data to the new region\'s storage, then removes it from the old one: after the response the old host answers 404 and the new host serves the silo. Every update changes updated_at.',
           security: [{ ManageKey: [] }],
           parameters: [uuidParam, manageKey, ifMatch(options.requireIfMatch)],
-          requestBody: { required: true, content: json(ref('SiloUpdate')) },
+          requestBody: {
+            required: true,
+            content: {
+              ...json(ref('SiloUpdate')),
+              'application/merge-patch+json': { schema: ref('SiloMergePatch') },
+              'application/json-patch+json': { schema: ref('SiloJsonPatch') },
+            },
+          },
           responses: {
-            '200': { description: 'All seven fields after the update.', headers: ETAG_HEADERS, content: json(ref('SiloUpdated')) },
+            '200': { description: 'All seven fields and the version after the update.', headers: ETAG_HEADERS, content: json(ref('SiloUpdated')) },
             '404': response('NotFound'),
+            '409': response('PatchConflict'),
             '412': response('PreconditionFailed'),
             '413': response('PayloadTooLarge'),
             '415': response('UnsupportedMediaType'),
@@ -259,6 +288,53 @@ export function buildOpenApi(options: OpenApiOptions): Record<string, unknown> {
           parameters: [uuidParam, manageKey, ifMatch(options.requireIfMatch)],
           responses: {
             '200': { description: 'Deleted.', headers: RATE_HEADERS, content: json(ref('SiloDeleted')) },
+            '404': response('NotFound'),
+            '412': response('PreconditionFailed'),
+            '422': response('ValidationFailed'),
+            '428': response('PreconditionRequired'),
+            ...MANAGE_ERRORS,
+          },
+        },
+      },
+      '/api/v1/manage/{file_uuid}/versions': {
+        get: {
+          tags: ['history'],
+          operationId: 'listVersions',
+          summary: "List the versions in a silo's history, newest first",
+          security: [{ ManageKey: [] }],
+          parameters: [uuidParam, manageKey, ...queryParams],
+          responses: {
+            '200': { description: 'One page of the history.', headers: RATE_HEADERS, content: json(ref('VersionList')) },
+            '404': response('NotFound'),
+            '422': response('ValidationFailed'),
+            ...MANAGE_ERRORS,
+          },
+        },
+      },
+      '/api/v1/manage/{file_uuid}/versions/{version}': {
+        get: {
+          tags: ['history'],
+          operationId: 'getVersion',
+          summary: 'Read the stored JSON of one version',
+          security: [{ ManageKey: [] }],
+          parameters: [uuidParam, versionParam, manageKey],
+          responses: {
+            '200': { description: 'The version and its stored JSON.', headers: RATE_HEADERS, content: json(ref('VersionData')) },
+            '404': response('NotFound'),
+            '422': response('ValidationFailed'),
+            ...MANAGE_ERRORS,
+          },
+        },
+      },
+      '/api/v1/manage/{file_uuid}/versions/{version}/restore': {
+        post: {
+          tags: ['history'],
+          operationId: 'restoreVersion',
+          summary: "Write a new version whose file_data is that version's (name, visibility and region unchanged)",
+          security: [{ ManageKey: [] }],
+          parameters: [uuidParam, versionParam, manageKey, ifMatch(options.requireIfMatch)],
+          responses: {
+            '200': { description: 'As an update: all seven fields and the new version.', headers: ETAG_HEADERS, content: json(ref('SiloUpdated')) },
             '404': response('NotFound'),
             '412': response('PreconditionFailed'),
             '422': response('ValidationFailed'),
@@ -373,6 +449,10 @@ export function buildOpenApi(options: OpenApiOptions): Record<string, unknown> {
           content: json(ref('HTTPError')),
         },
         PreconditionFailed: { description: 'If-Match names a version that is no longer current.', content: json(ref('HTTPError')) },
+        PatchConflict: {
+          description: 'The patch cannot apply to the current document (a failed test, a missing path, an index out of range): nothing changed.',
+          content: json(ref('HTTPError')),
+        },
         PayloadTooLarge: { description: "Over the plan's size limit; the detail states the limit.", content: json(ref('HTTPError')) },
         UnsupportedMediaType: { description: 'A compressed (Content-Encoding) body.', content: json(ref('HTTPError')) },
         ValidationFailed: { description: 'Every problem found, with where it is.', content: json(ref('HTTPValidationError')) },

@@ -65,6 +65,18 @@ export const headers = {
   ifNoneMatch: { type: 'string', description: 'An ETag from an earlier response: 304 when it is still current.' },
   ifMatch: {
     type: 'string',
-    description: 'An ETag (from get-silo, meta, create or update): 412 when the silo has changed since.',
+    description: 'An ETag (from get-silo, meta, create, update or restore): 412 when the silo has changed since.',
   },
+} as const;
+
+export const versionPath = {
+  type: 'object',
+  properties: {
+    version: {
+      type: 'integer',
+      minimum: 1,
+      description: 'A version of the silo: 1 at create, one more on every write.',
+    },
+  },
+  required: ['version'],
 } as const;

@@ -39,6 +39,12 @@ export const isPublic = {
   description: 'true: readable by anyone at /public/<file_uuid>; false: readable with an access key only.',
 } as const;
 
+export const version = {
+  type: 'integer',
+  minimum: 1,
+  description: 'The version of the silo: 1 at create, one more on every successful write (update, patch, restore).',
+} as const;
+
 export const timestamp = {
   type: 'string',
   format: 'date-time',
@@ -78,7 +84,7 @@ export const updateSiloBody = {
 } as const;
 export type UpdateSiloBody = FromSchema<Omit<typeof updateSiloBody, 'anyOf'>>;
 
-/** The six metadata fields: meta responses and list items. */
+/** The six metadata fields and the version: meta responses and list items. */
 export const siloMeta = {
   type: 'object',
   properties: {
@@ -88,16 +94,17 @@ export const siloMeta = {
     updated_at: timestamp,
     is_public: isPublic,
     region_name: regionName,
+    version,
   },
-  required: ['file_name', 'file_uuid', 'created_at', 'updated_at', 'is_public', 'region_name'],
+  required: ['file_name', 'file_uuid', 'created_at', 'updated_at', 'is_public', 'region_name', 'version'],
 } as const;
 export type SiloMetaBody = FromSchema<typeof siloMeta>;
 
-/** 201 of create: the contract's four fields, plus the two timestamps (extra fields are allowed). */
+/** 201 of create: the contract's four fields, plus the two timestamps and the version (extra fields are allowed). */
 export const siloCreated = {
   type: 'object',
   properties: siloMeta.properties,
-  required: ['file_uuid', 'is_public', 'file_name', 'region_name'],
+  required: ['file_uuid', 'is_public', 'file_name', 'region_name', 'version'],
 } as const;
 
 /** 200 of update: all seven fields. */
@@ -111,8 +118,9 @@ export const siloUpdated = {
     file_data: fileData,
     created_at: timestamp,
     updated_at: timestamp,
+    version,
   },
-  required: ['file_name', 'file_uuid', 'region_name', 'is_public', 'file_data', 'created_at', 'updated_at'],
+  required: ['file_name', 'file_uuid', 'region_name', 'is_public', 'file_data', 'created_at', 'updated_at', 'version'],
 } as const;
 
 export const siloList = {
@@ -153,4 +161,76 @@ export const siloDeleted = {
 /** Any JSON value: what a data read with parameters answers. */
 export const anyJson = {
   description: 'The stored JSON without parameters; with parameters, the selected or converted value, or the array of matches.',
+} as const;
+
+/**
+ * The document a partial update patches (contract §10): the silo's four fields, all present and
+ * nothing else, so that a patch which removes a field or adds an unknown one is refused.
+ */
+export const siloDocument = {
+  type: 'object',
+  properties: {
+    file_name: fileName,
+    file_data: fileData,
+    region_name: regionName,
+    is_public: isPublic,
+  },
+  required: [...BODY_FIELDS],
+  additionalProperties: false,
+} as const;
+export type SiloDocument = FromSchema<typeof siloDocument>;
+
+/** One version in history (contract §9). */
+export const versionInfo = {
+  type: 'object',
+  properties: {
+    version,
+    updated_at: timestamp,
+    file_name: fileName,
+    is_public: isPublic,
+    region_name: { ...regionName, description: 'The region the silo was in at this version (history moves with the silo).' },
+    size: { type: 'integer', minimum: 0, description: 'Bytes of the JSON text of file_data at this version.' },
+  },
+  required: ['version', 'updated_at', 'file_name', 'is_public', 'region_name', 'size'],
+} as const;
+
+export const versionList = {
+  type: 'object',
+  properties: {
+    metadata: siloList.properties.metadata,
+    versions: { type: 'array', items: versionInfo, description: 'Newest first. Empty past the last page.' },
+  },
+  required: ['metadata', 'versions'],
+} as const;
+
+export const versionData = {
+  type: 'object',
+  properties: { version, updated_at: timestamp, data: fileData },
+  required: ['version', 'updated_at', 'data'],
+} as const;
+
+/** An RFC 7386 merge patch of the silo document. */
+export const mergePatch = {
+  type: 'object',
+  description:
+    'An RFC 7386 merge patch applied to the document {"file_name", "file_data", "region_name", "is_public"}: members set to null are removed, objects merge, anything else replaces. The result must still satisfy the update rules.',
+  examples: [{ file_data: { settings: { theme: 'dark', beta: null } } }],
+} as const;
+
+/** An RFC 6902 JSON Patch of the silo document. */
+export const jsonPatch = {
+  type: 'array',
+  description:
+    'RFC 6902 operations applied in order, all or nothing, to the document {"file_name", "file_data", "region_name", "is_public"}. Pointers such as /file_data/0/name, /file_data/- (append), /is_public. A malformed document is a 422 with loc ["body", <index>, <member>]; an operation that cannot apply (a failed test, a missing path, an index out of range) is a 409.',
+  items: {
+    type: 'object',
+    properties: {
+      op: { enum: ['add', 'remove', 'replace', 'move', 'copy', 'test'] },
+      path: { type: 'string', description: 'A JSON Pointer (RFC 6901).' },
+      from: { type: 'string', description: 'move and copy: the JSON Pointer to take the value from.' },
+      value: { description: 'add, replace and test: the value.' },
+    },
+    required: ['op', 'path'],
+  },
+  examples: [[{ op: 'add', path: '/file_data/-', value: { id: 3 } }, { op: 'replace', path: '/is_public', value: true }]],
 } as const;

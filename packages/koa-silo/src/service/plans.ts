@@ -7,10 +7,13 @@
 export interface PlanLimits {
   /** Largest JSON text of `file_data` in UTF-8 bytes. */
   maxDataBytes: number;
+  /** Versions kept in history, the current one included (contract §9). Default 20. */
+  historyVersions?: number;
 }
 
 export const DEFAULT_PLAN_NAME = 'default';
 export const DEFAULT_MAX_DATA_BYTES = 10_000_000;
+export const DEFAULT_HISTORY_VERSIONS = 20;
 
 export type Plans = Record<string, PlanLimits>;
 

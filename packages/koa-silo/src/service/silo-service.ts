@@ -1,47 +1,47 @@
 /**
- * Silos: the contract's rules for create, list, meta, read, update (with region moves), delete and
- * data access, over the storage facade. No HTTP here.
+ * Silos: the contract's rules for create, list, meta, read, update, patch (with region moves),
+ * delete, history and data access, over the storage facade. No HTTP here.
  *
- * Writes to one silo (update, delete) run under the silo's lock, so they apply one at a time on
- * every instance sharing the storage: an If-Match compares against the version that the write
- * replaces, and concurrent writers without If-Match leave exactly one of their bodies, never a mix
- * of one's data and another's metadata.
- *
- * Order of writes, chosen so that a crash half-way never exposes a silo that was not acknowledged
- * and never resurrects one that was deleted:
- *   create: data record, metadata, listing entry
- *   update: data record (in the new region), metadata, then the old region's data on a move
- *   delete: data records, metadata, listing entry
+ * Writes to one silo run under the silo's lock, so they apply one at a time on every instance
+ * sharing the storage, each against the version it replaces: an If-Match compares with that
+ * version, and concurrent patches without If-Match all apply, one after another. The lock is for
+ * order only: storage commits a version only if the head it replaces is still current, so a
+ * writer that lost its lock (paused past the lock's lifetime) cannot overwrite anyone's write.
  */
-import { NotFoundError, PayloadTooLargeError, PreconditionFailedError } from '../errors.js';
-import type { SiloStorage } from '../storage/types.js';
+import { NotFoundError, PayloadTooLargeError, PreconditionFailedError, StorageUnavailableError } from '../errors.js';
+import type { NextVersion, SiloHead, SiloStorage } from '../storage/types.js';
 import { isoTime, nextUpdatedAt, systemClock, type Clock } from './clock.js';
-import { limitsOf, withDefaultPlan, type Plans } from './plans.js';
-import { canonicalUuid, newSiloUuid, newVersion } from './silo-ids.js';
-import {
-  REGIONS,
-  type CreateSiloInput,
-  type Region,
-  type SiloData,
-  type SiloDataRecord,
-  type SiloHandle,
-  type SiloMeta,
-  type SiloPage,
-  type SiloRecord,
-  type SiloService,
-  type UpdateSiloInput,
+import { applySiloPatch, type Patched } from './patches.js';
+import { DEFAULT_HISTORY_VERSIONS, limitsOf, withDefaultPlan, type PlanLimits, type Plans } from './plans.js';
+import { canonicalUuid, newSiloUuid } from './silo-ids.js';
+import type {
+  CreateSiloInput,
+  IfMatch,
+  Region,
+  SiloDataRecord,
+  SiloHandle,
+  SiloMeta,
+  SiloPage,
+  SiloPatch,
+  SiloRecord,
+  SiloFields,
+  SiloService,
+  UpdateSiloInput,
+  VersionData,
+  VersionInfo,
+  VersionPage,
 } from './types.js';
 
 export interface SiloServiceOptions {
-  /** Size limits by plan name; `default` (10 MB) is filled in when missing. */
+  /** Size limits and history length by plan name; `default` (10 MB, 20 versions) is filled in when missing. */
   plans?: Plans;
   now?: Clock;
 }
 
 export const MAX_PER_PAGE = 100;
 
-/** How often a read retries when a silo moved region between reading its metadata and its data. */
-const READ_ATTEMPTS = 3;
+/** How often a write tries again when another writer committed between its read and its commit. */
+const WRITE_ATTEMPTS = 5;
 
 /** The six fields a listing shows. */
 function metaOf(record: SiloRecord): SiloMeta {
@@ -55,15 +55,56 @@ function metaOf(record: SiloRecord): SiloMeta {
   };
 }
 
+/** A head as the layers above see it: without where storage keeps its data. */
+function recordOf(head: SiloHead): SiloRecord {
+  return {
+    file_uuid: head.file_uuid,
+    file_name: head.file_name,
+    region_name: head.region_name,
+    is_public: head.is_public,
+    created_at: head.created_at,
+    updated_at: head.updated_at,
+    account: head.account,
+    version: head.version,
+    etag: head.etag,
+    size: head.size,
+  };
+}
+
+function infoOf(entry: VersionInfo): VersionInfo {
+  return {
+    version: entry.version,
+    updated_at: entry.updated_at,
+    file_name: entry.file_name,
+    is_public: entry.is_public,
+    region_name: entry.region_name,
+    size: entry.size,
+  };
+}
+
 function whole(value: number, fallback: number, min: number, max: number): number {
   if (!Number.isFinite(value)) return fallback;
   return Math.min(max, Math.max(min, Math.trunc(value)));
+}
+
+/** Page and page size, clamped as the silo list clamps them. */
+function pageOf(page: number, perPage: number): { pageNo: number; size: number; offset: number } {
+  const pageNo = whole(page, 1, 1, Number.MAX_SAFE_INTEGER);
+  const size = whole(perPage, 25, 1, MAX_PER_PAGE);
+  return { pageNo, size, offset: (pageNo - 1) * size };
 }
 
 /** The lock that serialises writes to one silo (named by its canonical uuid). */
 function siloLock(uuid: string): string {
   return `silo:${uuid}`;
 }
+
+function checkIfMatch(record: SiloRecord, ifMatch: IfMatch): void {
+  if (ifMatch !== undefined && !ifMatch.includes(record.etag)) throw new PreconditionFailedError();
+}
+
+/** What a write makes of the current version: its next version, and file_data's text after it. */
+type Change = (current: SiloHead, currentText: () => Promise<string>) => Promise<{ next: NextVersion; text?: string }>;
 
 export function createSiloService(storage: SiloStorage, options: SiloServiceOptions = {}): SiloService {
   const plans = withDefaultPlan(options.plans);
@@ -76,17 +117,19 @@ export function createSiloService(storage: SiloStorage, options: SiloServiceOpti
     return id;
   }
 
-  /** The silo's metadata if `account` owns it; otherwise the 404 of a missing silo. */
-  async function owned(account: string, id: string): Promise<SiloRecord> {
-    const record = await storage.getMeta(id);
-    if (!record || record.account !== account) throw new NotFoundError();
-    return record;
+  /** The silo's head if `account` owns it; otherwise the 404 of a missing silo. */
+  async function owned(account: string, id: string): Promise<SiloHead> {
+    const head = await storage.getHead(id);
+    if (!head || head.account !== account) throw new NotFoundError();
+    return head;
   }
 
-  /** The JSON text of `data`, refused with 413 when over the account's plan limit. */
-  async function dataText(account: string, data: SiloData): Promise<{ text: string; size: number }> {
-    const { maxDataBytes } = limitsOf(plans, (await storage.getAccount(account))?.plan);
-    const text = JSON.stringify(data);
+  async function limits(account: string): Promise<PlanLimits> {
+    return limitsOf(plans, (await storage.getAccount(account))?.plan);
+  }
+
+  /** `text`'s UTF-8 size, refused with 413 when over the plan limit. */
+  function sized(text: string, { maxDataBytes }: PlanLimits): { text: string; size: number } {
     // UTF-8 never takes fewer bytes than UTF-16 code units, so a long text is refused uncounted.
     if (text.length > maxDataBytes) throw new PayloadTooLargeError(maxDataBytes);
     const size = Buffer.byteLength(text, 'utf8');
@@ -94,56 +137,68 @@ export function createSiloService(storage: SiloStorage, options: SiloServiceOpti
     return { text, size };
   }
 
-  function checkIfMatch(record: SiloRecord, ifMatch: string | undefined): void {
-    if (ifMatch !== undefined && ifMatch !== record.version) throw new PreconditionFailedError();
-  }
-
-  async function open(account: string, uuid: string): Promise<SiloHandle> {
-    const id = idOf(uuid);
-    const first = await owned(account, id);
-    const load = async (): Promise<SiloDataRecord> => {
-      let record = first;
-      for (let attempt = 0; attempt < READ_ATTEMPTS; attempt++) {
-        if (attempt > 0) record = await owned(account, id);
-        const data = await storage.getData(record.region_name, id);
-        // The data record carries its own metadata, consistent with its text.
-        if (data && data.record.account === account) return data;
-        // Missing: the silo moved region (or was deleted) after its metadata was read. Look again.
-      }
-      throw new NotFoundError();
-    };
-    return { record: first, load };
+  /** The data of `head`'s version (or a newer one when history lost it), checked by `readable`. */
+  async function load(head: SiloHead): Promise<SiloDataRecord> {
+    const found = await storage.readData(head);
+    if (!found) throw new NotFoundError();
+    return { record: recordOf(found.head), text: found.text };
   }
 
   /**
-   * Metadata first (small), then the data record only when asked for. Data is written before
-   * metadata, so the data record is never older than the metadata read before it; it is checked
-   * by the same rules, since a write may have changed it in between. Missing data means the silo
-   * moved away from `region` or was deleted since: 404, as the metadata would now say.
+   * One write of a silo: under its lock, against its current head, committed only if that head
+   * is still current when the commit lands (else tried again with the new head).
    */
+  async function write(account: string, uuid: string, ifMatch: IfMatch, change: Change): Promise<SiloDataRecord> {
+    const id = idOf(uuid);
+    // Cheap refusals before taking the lock: a stale If-Match can never become current again.
+    checkIfMatch(await owned(account, id), ifMatch);
+    const { historyVersions = DEFAULT_HISTORY_VERSIONS } = await limits(account);
+    return storage.locks.withLock(siloLock(id), async () => {
+      for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
+        const current = await owned(account, id);
+        checkIfMatch(current, ifMatch);
+        let text: string | undefined;
+        const currentText = async () => (text ??= (await load(current)).text);
+        const planned = await change(current, currentText);
+        const head = await storage.writeVersion(current, planned.next, historyVersions);
+        if (head) return { record: recordOf(head), text: planned.text ?? planned.next.data?.text ?? (await currentText()) };
+      }
+      throw new StorageUnavailableError(new Error(`silo ${id} kept changing under ${WRITE_ATTEMPTS} attempts`));
+    });
+  }
+
+  function nextOf(current: SiloHead, fields: { file_name?: string; region_name?: Region; is_public?: boolean }): NextVersion {
+    return {
+      file_name: fields.file_name ?? current.file_name,
+      region_name: fields.region_name ?? current.region_name,
+      is_public: fields.is_public ?? current.is_public,
+      updated_at: nextUpdatedAt(current.updated_at, now()),
+    };
+  }
+
+  async function open(account: string, uuid: string): Promise<SiloHandle> {
+    const head = await owned(account, idOf(uuid));
+    return { record: recordOf(head), load: () => load(head) };
+  }
+
+  /** Metadata first (small), then the data only when asked for. */
   async function openData(region: Region, uuid: string, account: string | undefined): Promise<SiloHandle> {
     const id = canonicalUuid(uuid);
     if (id === undefined) throw new NotFoundError();
-    const readable = (record: SiloRecord | undefined): record is SiloRecord =>
-      record !== undefined &&
-      record.region_name === region &&
-      (account === undefined ? record.is_public : record.account === account);
-    const record = await storage.getMeta(id);
-    if (!readable(record)) throw new NotFoundError();
-    const load = async (): Promise<SiloDataRecord> => {
-      const data = await storage.getData(region, id);
-      if (!data || !readable(data.record)) throw new NotFoundError();
-      return data;
-    };
-    return { record, load };
+    const head = await storage.getHead(id);
+    const readable =
+      head !== undefined &&
+      head.region_name === region &&
+      (account === undefined ? head.is_public : head.account === account);
+    if (!readable) throw new NotFoundError();
+    return { record: recordOf(head), load: () => load(head) };
   }
 
-  return {
-    async create(account: string, input: CreateSiloInput): Promise<SiloRecord> {
-      const { text, size } = await dataText(account, input.file_data);
-      const nowMs = now();
-      const at = isoTime(nowMs);
-      const record: SiloRecord = {
+  async function createText(account: string, input: SiloFields, text: string): Promise<SiloRecord> {
+    const { size } = sized(text, await limits(account));
+    const at = isoTime(now());
+    const head = await storage.createSilo(
+      {
         file_uuid: newSiloUuid(),
         file_name: input.file_name,
         region_name: input.region_name ?? 'api',
@@ -151,79 +206,111 @@ export function createSiloService(storage: SiloStorage, options: SiloServiceOpti
         created_at: at,
         updated_at: at,
         account,
-        version: newVersion(),
         size,
-      };
-      await storage.putData(record.region_name, record, text);
-      await storage.putMeta(record);
-      await storage.index.add(account, { uuid: record.file_uuid, createdAtMs: nowMs });
-      return record;
+      },
+      text,
+    );
+    return recordOf(head);
+  }
+
+  async function updateText(
+    account: string,
+    uuid: string,
+    input: Partial<SiloFields>,
+    text: string | undefined,
+    ifMatch?: IfMatch,
+  ): Promise<SiloDataRecord> {
+    const data = text === undefined ? undefined : sized(text, await limits(account));
+    return write(account, uuid, ifMatch, async (current) => ({
+      next: { ...nextOf(current, input), ...(data ? { data } : {}) },
+    }));
+  }
+
+  async function historyEntry(head: SiloHead, version: number) {
+    if (!Number.isSafeInteger(version) || version < head.oldest || version > head.version) return undefined;
+    const [entry] = await storage.getVersions(head.file_uuid, [version]);
+    return entry;
+  }
+
+  return {
+    create(account: string, input: CreateSiloInput): Promise<SiloRecord> {
+      return createText(account, input, JSON.stringify(input.file_data));
     },
 
+    createText,
+
     async list(account: string, page: number, perPage: number): Promise<SiloPage> {
-      const pageNo = whole(page, 1, 1, Number.MAX_SAFE_INTEGER);
-      const size = whole(perPage, 25, 1, MAX_PER_PAGE);
-      const offset = (pageNo - 1) * size;
+      const { pageNo, size, offset } = pageOf(page, perPage);
       const { total, uuids } = Number.isSafeInteger(offset)
         ? await storage.index.page(account, offset, size)
         : { total: (await storage.index.page(account, 0, 1)).total, uuids: [] };
-      const records = await storage.getMetas(uuids);
-      const silos = records.filter((r): r is SiloRecord => r !== undefined && r.account === account).map(metaOf);
+      const heads = await storage.getHeads(uuids);
+      const silos = heads.filter((h): h is SiloHead => h !== undefined && h.account === account).map((h) => ({ ...metaOf(h), version: h.version }));
       return { metadata: { total_items: total, per_page: size, page_no: pageNo }, silos };
     },
 
     async meta(account: string, uuid: string): Promise<SiloRecord> {
-      return owned(account, idOf(uuid));
+      return recordOf(await owned(account, idOf(uuid)));
     },
 
     async read(account: string, uuid: string): Promise<SiloDataRecord> {
       return (await open(account, uuid)).load();
     },
 
-    async update(account: string, uuid: string, input: UpdateSiloInput, ifMatch?: string): Promise<SiloDataRecord> {
-      const id = idOf(uuid);
-      // Cheap refusals before taking the lock: a stale If-Match can never become current again.
-      checkIfMatch(await owned(account, id), ifMatch);
-      const replacement = input.file_data === undefined ? undefined : await dataText(account, input.file_data);
+    update(account: string, uuid: string, input: UpdateSiloInput, ifMatch?: IfMatch): Promise<SiloDataRecord> {
+      const text = input.file_data === undefined ? undefined : JSON.stringify(input.file_data);
+      return updateText(account, uuid, input, text, ifMatch);
+    },
 
-      return storage.locks.withLock(siloLock(id), async () => {
-        const current = await owned(account, id);
-        checkIfMatch(current, ifMatch);
-        let text = replacement?.text;
-        if (text === undefined) {
-          const data = await storage.getData(current.region_name, id);
-          if (!data) throw new NotFoundError();
-          text = data.text;
-        }
-        const record: SiloRecord = {
-          ...current,
-          file_name: input.file_name ?? current.file_name,
-          region_name: input.region_name ?? current.region_name,
-          is_public: input.is_public ?? current.is_public,
-          updated_at: nextUpdatedAt(current.updated_at, now()),
-          version: newVersion(),
-          size: replacement?.size ?? current.size,
-        };
-        // A move copies first, switches the metadata, then deletes the old copy: a read that
-        // already holds the old region's record still gets its data.
-        await storage.putData(record.region_name, record, text);
-        await storage.putMeta(record);
-        if (record.region_name !== current.region_name) await storage.deleteData(current.region_name, id);
-        return { record, text };
+    updateText,
+
+    async patch(account: string, uuid: string, patch: SiloPatch, ifMatch?: IfMatch): Promise<SiloDataRecord> {
+      const plan = await limits(account);
+      return write(account, uuid, ifMatch, async (current, currentText) => {
+        const patched: Patched = applySiloPatch(recordOf(current), await currentText(), patch, plan.maxDataBytes);
+        const data = patched.text === undefined ? undefined : sized(patched.text, plan);
+        return { next: { ...nextOf(current, patched), ...(data ? { data } : {}) } };
       });
     },
 
-    async delete(account: string, uuid: string, ifMatch?: string): Promise<void> {
+    async delete(account: string, uuid: string, ifMatch?: IfMatch): Promise<void> {
       const id = idOf(uuid);
       checkIfMatch(await owned(account, id), ifMatch);
       await storage.locks.withLock(siloLock(id), async () => {
-        const current = await owned(account, id);
-        checkIfMatch(current, ifMatch);
-        // Its own region first (data access ends there), then any copy a crashed move left behind.
-        await storage.deleteData(current.region_name, id);
-        await Promise.all(REGIONS.filter((r) => r !== current.region_name).map((r) => storage.deleteData(r, id)));
-        await storage.deleteMeta(id);
-        await storage.index.remove(account, id);
+        for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
+          const current = await owned(account, id);
+          checkIfMatch(current, ifMatch);
+          if (await storage.deleteSilo(current)) return;
+        }
+        throw new StorageUnavailableError(new Error(`silo ${id} kept changing under ${WRITE_ATTEMPTS} attempts`));
+      });
+    },
+
+    async versions(account: string, uuid: string, page: number, perPage: number): Promise<VersionPage> {
+      const head = await owned(account, idOf(uuid));
+      const { pageNo, size, offset } = pageOf(page, perPage);
+      const total = head.version - head.oldest + 1;
+      const wanted: number[] = [];
+      for (let v = head.version - offset; v >= head.oldest && wanted.length < size; v--) wanted.push(v);
+      const entries = Number.isSafeInteger(offset) ? await storage.getVersions(head.file_uuid, wanted) : [];
+      const versions = entries.filter((e) => e !== undefined).map(infoOf);
+      return { metadata: { total_items: total, per_page: size, page_no: pageNo }, versions };
+    },
+
+    async version(account: string, uuid: string, version: number): Promise<VersionData> {
+      const head = await owned(account, idOf(uuid));
+      const entry = await historyEntry(head, version);
+      const text = entry && (await storage.getBlob(head.region_name, head.file_uuid, entry.blob));
+      if (!entry || text === undefined) throw new NotFoundError(`Version ${version} is not in this silo's history`);
+      return { info: infoOf(entry), text };
+    },
+
+    restore(account: string, uuid: string, version: number, ifMatch?: IfMatch): Promise<SiloDataRecord> {
+      return write(account, uuid, ifMatch, async (current) => {
+        const entry = await historyEntry(current, version);
+        const text = entry && (await storage.getBlob(current.region_name, current.file_uuid, entry.blob));
+        if (!entry || text === undefined) throw new NotFoundError(`Version ${version} is not in this silo's history`);
+        return { next: { ...nextOf(current, {}), data: { text, size: entry.size } } };
       });
     },
 

@@ -3,6 +3,8 @@
  * The HTTP layer only ever talks to these interfaces; the service layer only ever talks to storage.
  */
 
+import type { JsonPatchOperation } from '../patch/index.js';
+
 export const REGIONS = ['api', 'sg-01-api', 'usc-01-api'] as const;
 export type Region = (typeof REGIONS)[number];
 
@@ -27,11 +29,43 @@ export interface SiloMeta {
 /** Metadata plus what the server needs but never shows in a listing. */
 export interface SiloRecord extends SiloMeta {
   account: string;
-  /** Changes on every write of the silo; the strong ETag is derived from it. */
-  version: string;
+  /** 1 at create, one more on every successful write (contract §9). */
+  version: number;
+  /** Opaque, random per version: the strong ETag's tag. Reveals nothing of the server. */
+  etag: string;
   /** Byte length of the stored JSON text of file_data. */
   size: number;
 }
+
+/** One version of a silo as history lists it (contract §9). */
+export interface VersionInfo {
+  version: number;
+  updated_at: string;
+  file_name: string;
+  is_public: boolean;
+  region_name: Region;
+  size: number;
+}
+
+export interface VersionPage {
+  metadata: { total_items: number; per_page: number; page_no: number };
+  versions: VersionInfo[];
+}
+
+/** The data of one version in history. */
+export interface VersionData {
+  info: VersionInfo;
+  /** The JSON text of that version's file_data, exactly as stored. */
+  text: string;
+}
+
+/**
+ * A partial update (contract §10): an RFC 7386 merge patch or a validated RFC 6902 operation
+ * list, applied to the silo's document `{file_name, file_data, region_name, is_public}`.
+ */
+export type SiloPatch =
+  | { type: 'merge'; patch: unknown }
+  | { type: 'json-patch'; operations: readonly JsonPatchOperation[] };
 
 /** The stored data of a silo: its exact JSON text, so a plain read sends it without re-serializing. */
 export interface SiloDataRecord {
@@ -41,10 +75,15 @@ export interface SiloDataRecord {
 }
 
 /**
+ * `If-Match` as the service sees it: the opaque tags named (a write goes ahead only when the
+ * current version's tag is among them); undefined when there is no precondition.
+ */
+export type IfMatch = readonly string[] | undefined;
+
+/**
  * A silo found through its metadata, with its data read only when asked for: a reader that already
- * holds what it needs for `record.version` (a cache) skips the data record. `load()` may return a
- * newer version than `record` (data is written before metadata), never an older one; it applies
- * the same access rules again to the record it reads.
+ * holds what it needs for `record.version` (a cache) skips the data record. `load()` returns the
+ * data of `record`'s version, or of a newer one when history no longer holds it.
  */
 export interface SiloHandle {
   record: SiloRecord;
@@ -67,8 +106,11 @@ export interface UpdateSiloInput {
 
 export interface SiloPage {
   metadata: { total_items: number; per_page: number; page_no: number };
-  silos: SiloMeta[];
+  silos: (SiloMeta & { version: number })[];
 }
+
+/** A silo's fields other than its data, as a create gives them. */
+export type SiloFields = Omit<CreateSiloInput, 'file_data'>;
 
 export interface Account {
   name: string;
@@ -125,13 +167,28 @@ export interface AccountService {
 /** Silos of one account; every method throws NotFoundError for a silo the account cannot see. */
 export interface SiloService {
   create(account: string, input: CreateSiloInput): Promise<SiloRecord>;
+  /**
+   * `create` with file_data as its exact JSON text, stored as it is (numbers as written): the
+   * caller has checked that it is a JSON object or an array of objects, in compact form.
+   */
+  createText(account: string, input: SiloFields, text: string): Promise<SiloRecord>;
   list(account: string, page: number, perPage: number): Promise<SiloPage>;
   meta(account: string, uuid: string): Promise<SiloRecord>;
   /** The silo with its stored JSON text (for get-silo and for private data reads). */
   read(account: string, uuid: string): Promise<SiloDataRecord>;
-  /** `ifMatch` is a version; a mismatch throws PreconditionFailedError. */
-  update(account: string, uuid: string, input: UpdateSiloInput, ifMatch?: string): Promise<SiloDataRecord>;
-  delete(account: string, uuid: string, ifMatch?: string): Promise<void>;
+  /** A mismatch of `ifMatch` throws PreconditionFailedError. */
+  update(account: string, uuid: string, input: UpdateSiloInput, ifMatch?: IfMatch): Promise<SiloDataRecord>;
+  /** `update` with new file_data (if any) as its exact JSON text, as for createText. */
+  updateText(account: string, uuid: string, input: Partial<SiloFields>, text: string | undefined, ifMatch?: IfMatch): Promise<SiloDataRecord>;
+  /** As update; PatchConflictError (409) when the patch cannot apply to the current document. */
+  patch(account: string, uuid: string, patch: SiloPatch, ifMatch?: IfMatch): Promise<SiloDataRecord>;
+  delete(account: string, uuid: string, ifMatch?: IfMatch): Promise<void>;
+  /** History, newest first (contract §9). */
+  versions(account: string, uuid: string, page: number, perPage: number): Promise<VersionPage>;
+  /** One version in history; NotFoundError when pruned or never written. */
+  version(account: string, uuid: string, version: number): Promise<VersionData>;
+  /** Writes a new version whose file_data is that of `version`. */
+  restore(account: string, uuid: string, version: number, ifMatch?: IfMatch): Promise<SiloDataRecord>;
   /**
    * A data-access read on a region host: the silo only if it lives in `region`.
    * Public reads pass `account: undefined` and see public silos only.

@@ -75,10 +75,6 @@ export class MemorySortedIndex implements SortedIndex {
     set.add(score, member);
   }
 
-  addMany(indexKey: string, entries: readonly (readonly [number, string])[]): void {
-    for (const [score, member] of entries) this.add(indexKey, score, member);
-  }
-
   remove(indexKey: string, member: string): void {
     const set = this.#sets.get(indexKey);
     if (!set) return;

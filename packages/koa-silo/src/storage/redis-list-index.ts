@@ -1,6 +1,5 @@
 /**
- * The listing index on Redis: one sorted set per account, atomic across every process on that
- * Redis (ZADD and ZREM are single commands, so concurrent creates never lose an entry).
+ * The listing index on Redis: one sorted set per account, written only by commits (atomic.ts).
  *
  * The score is minus created_at in epoch milliseconds, so ascending order (ZRANGE) is newest
  * first, and Redis orders equal scores by member, giving ties by file_uuid ascending: the same
@@ -8,7 +7,7 @@
  */
 import type { RedisNative } from './redis-native.js';
 import type { StorageKeys } from './storage-keys.js';
-import type { IndexEntry, IndexPage, ListIndex } from './types.js';
+import type { IndexPage, ListIndex } from './types.js';
 
 export class RedisListIndex implements ListIndex {
   constructor(
@@ -18,14 +17,6 @@ export class RedisListIndex implements ListIndex {
 
   #key(account: string): string {
     return this.redis.redisKey(this.keys.index(account));
-  }
-
-  async add(account: string, entry: IndexEntry): Promise<void> {
-    await this.redis.send(['ZADD', this.#key(account), String(-entry.createdAtMs), entry.uuid]);
-  }
-
-  async remove(account: string, uuid: string): Promise<void> {
-    await this.redis.send(['ZREM', this.#key(account), uuid]);
   }
 
   async page(account: string, offset: number, limit: number): Promise<IndexPage> {

@@ -19,6 +19,9 @@ import type { RedisNative } from './redis-native.js';
 import type { StorageKeys } from './storage-keys.js';
 import type { Locks } from './types.js';
 
+/** How long a holder waits for Redis to confirm a release before answering anyway. */
+const RELEASE_WAIT_MS = 250;
+
 const RELEASE_SCRIPT = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end`;
 
 export interface LockTiming {
@@ -47,19 +50,28 @@ export class RedisLocks implements Locks {
       try {
         return await fn();
       } finally {
-        this.#release(key, token);
+        await this.#release(key, token);
       }
     });
   }
 
   /**
-   * Gives the lock back without waiting for the answer. Commands of one client run in order, so
-   * the next taker's SET (same client) comes after it; and the caller's response does not wait a
-   * second storage time limit for a Redis that has just stopped answering. A failed release must
-   * not replace the outcome of `fn` (its writes are done): the lock then expires after its TTL.
+   * Gives the lock back, and waits (up to RELEASE_WAIT_MS) for Redis to confirm: a response sent
+   * before the release reached Redis would, if the process died right then, leave an
+   * acknowledged write's lock taken until its TTL. The wait is bounded so that a Redis that has
+   * just stopped answering does not hold a finished write's response for a second storage time
+   * limit. A failed release must not replace the outcome of `fn` (its writes are done): the lock
+   * then expires after its TTL.
    */
-  #release(key: string, token: string): void {
-    this.redis.send(['EVAL', RELEASE_SCRIPT, '1', key, token]).catch(() => undefined);
+  async #release(key: string, token: string): Promise<void> {
+    const released = this.redis.send(['EVAL', RELEASE_SCRIPT, '1', key, token]).catch(() => undefined);
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, RELEASE_WAIT_MS);
+      timer.unref();
+    });
+    await Promise.race([released, waited]);
+    clearTimeout(timer);
   }
 
   async #acquire(key: string, token: string): Promise<void> {
@@ -72,7 +84,7 @@ export class RedisLocks implements Locks {
       } catch (error) {
         // A SET that timed out on a Redis that hangs still runs when it resumes, and would hold
         // the lock for nobody until its TTL: the release queued behind it frees it at once.
-        this.#release(key, token);
+        void this.#release(key, token);
         throw error;
       }
       if (reply === 'OK') return;

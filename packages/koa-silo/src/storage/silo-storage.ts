@@ -1,27 +1,29 @@
 /**
- * `createStorage`: Silo's typed facade over Keyv. One main store (accounts, keys, silo metadata,
- * listing index) and one data store per region; any of them may be the same Keyv, since every
- * key carries Silo's own prefix (see storage-keys.ts).
+ * `createStorage`: Silo's typed facade over Keyv. One main store (accounts, keys, silo heads and
+ * history, listing index) and one data store per region; any of them may be the same Keyv, since
+ * every key carries Silo's own prefix (see storage-keys.ts).
  *
- * Atomicity is chosen by what the main store can do (see `Coordination`): Redis native commands,
- * an adapter's compare-and-swap, or in-process mutexes.
+ * Every change that spans several records commits as one atomic batch on the main store
+ * (atomic.ts); silo data lives in immutable blobs in the region stores, written before the
+ * commit that names them and removed after the commit that stops naming them (versions.ts).
  */
 import type { Keyv } from 'keyv';
-import { REGIONS, type Account, type KeyType, type Region, type SiloDataRecord, type SiloRecord } from '../service/types.js';
+import { REGIONS, type Account, type KeyType, type Region } from '../service/types.js';
+import { atomicFor } from './atomic.js';
 import { CasLocks, hasCompareAndSwap } from './cas-locks.js';
-import { decodeDataRecord, encodeDataRecord } from './data-record.js';
 import { KeyedMutex } from './keyed-mutex.js';
 import { configureKeyv, KeyvTextStore, type StorageErrorListener } from './keyv-text-store.js';
 import { DEFAULT_LOCK_TIMING, RedisLocks, type LockTiming } from './redis-locks.js';
 import { RedisListIndex } from './redis-list-index.js';
 import { RedisNative } from './redis-native.js';
-import { listIndexFor } from './sorted-list-index.js';
+import { sortedListIndexFor } from './sorted-list-index.js';
 import { DEFAULT_STORAGE_TIMEOUT_MS } from './storage-guard.js';
-import { storageKeys, type StorageKeys } from './storage-keys.js';
-import type { Coordination, ListIndex, Locks, SiloStorage, StoredKey } from './types.js';
+import { storageKeys } from './storage-keys.js';
+import type { Locks, SiloStorage, StoredKey } from './types.js';
+import { createVersions } from './versions.js';
 
 export interface StorageOptions {
-  /** Accounts, keys, silo metadata and the listing index; also every region without its own. */
+  /** Accounts, keys, silo heads, history and the listing index; also every region without its own store. */
   main: Keyv;
   /** A data store per region; a region left out keeps its data in `main`. */
   regions?: Partial<Record<Region, Keyv>>;
@@ -35,28 +37,18 @@ export interface StorageOptions {
   onError?: StorageErrorListener;
 }
 
+export class UnsupportedStoreError extends TypeError {
+  constructor() {
+    super(
+      'koa-silo cannot commit atomically on this Keyv store: use an in-memory Keyv, @keyv/redis on a single Redis, ' +
+        "silo-server's SqliteStore, or an adapter that implements koa-silo's AtomicAdapter",
+    );
+    this.name = 'UnsupportedStoreError';
+  }
+}
+
 function parse<T>(text: string | undefined): T | undefined {
   return text === undefined ? undefined : (JSON.parse(text) as T);
-}
-
-interface Coordinated {
-  coordination: Coordination;
-  locks: Locks;
-  index: ListIndex;
-}
-
-function coordinate(main: KeyvTextStore, keys: StorageKeys, timing: LockTiming): Coordinated {
-  const redis = RedisNative.of(main.keyv, main);
-  if (redis) {
-    return { coordination: 'redis', locks: new RedisLocks(redis, keys, timing), index: new RedisListIndex(redis, keys) };
-  }
-  const adapter: unknown = main.keyv.store;
-  if (hasCompareAndSwap(adapter)) {
-    const locks = new CasLocks(adapter, main, keys, timing);
-    return { coordination: 'compare-and-swap', locks, index: listIndexFor(main, keys, locks) };
-  }
-  const locks = new KeyedMutex();
-  return { coordination: 'in-process', locks, index: listIndexFor(main, keys, locks) };
 }
 
 export function createStorage(options: StorageOptions): SiloStorage {
@@ -77,10 +69,44 @@ export function createStorage(options: StorageOptions): SiloStorage {
   const regionStores = Object.fromEntries(
     REGIONS.map((region) => [region, textStore(options.regions?.[region] ?? options.main)]),
   ) as Record<Region, KeyvTextStore>;
-  const { coordination, locks, index } = coordinate(main, keys, { ...DEFAULT_LOCK_TIMING, ...options.lockTiming });
+
+  const redis = RedisNative.of(main.keyv, main);
+  const atomic = atomicFor(main, redis);
+  const index = redis ? new RedisListIndex(redis, keys) : sortedListIndexFor(main, keys);
+  if (!atomic || !index) throw new UnsupportedStoreError();
+  const timing = { ...DEFAULT_LOCK_TIMING, ...options.lockTiming };
+  const adapter: unknown = main.keyv.store;
+  const locks: Locks = redis
+    ? new RedisLocks(redis, keys, timing)
+    : hasCompareAndSwap(adapter)
+      ? new CasLocks(adapter, main, keys, timing)
+      : new KeyedMutex();
+  const versions = createVersions({ main, regions: regionStores, keys, atomic, locks });
+
+  /** A read-modify-write of a JSON list, committed only if the list is unchanged meanwhile. */
+  async function changeList<T>(
+    listKey: string,
+    change: (list: T[], raw: string | undefined) => { set?: [string, string][]; delete?: string[] } | undefined,
+    attempts = 20,
+  ): Promise<boolean> {
+    for (let i = 0; i < attempts; i++) {
+      const raw = await main.get(listKey);
+      const plan = change(parse<T[]>(raw) ?? [], raw);
+      if (!plan) return false;
+      const ok = await atomic!.apply({
+        expect: [[listKey, raw]],
+        set: plan.set ?? [],
+        delete: plan.delete ?? [],
+        indexAdd: [],
+        indexRemove: [],
+      });
+      if (ok) return true;
+    }
+    throw new Error(`${listKey} kept changing under ${attempts} attempts`);
+  }
 
   return {
-    coordination,
+    coordination: atomic.coordination,
     locks,
     index,
 
@@ -89,13 +115,15 @@ export function createStorage(options: StorageOptions): SiloStorage {
     },
 
     insertAccount(account) {
+      const accountKey = keys.account(account.name);
       return locks.withLock(keys.accounts(), async () => {
-        if ((await main.get(keys.account(account.name))) !== undefined) return false;
-        await main.set(keys.account(account.name), JSON.stringify(account));
-        const names = parse<string[]>(await main.get(keys.accounts())) ?? [];
-        if (!names.includes(account.name)) names.push(account.name);
-        await main.set(keys.accounts(), JSON.stringify(names));
-        return true;
+        if ((await main.get(accountKey)) !== undefined) return false;
+        return changeList<string>(keys.accounts(), (names) => ({
+          set: [
+            [accountKey, JSON.stringify(account)],
+            [keys.accounts(), JSON.stringify(names.includes(account.name) ? names : [...names, account.name])],
+          ],
+        }));
       });
     },
 
@@ -113,60 +141,33 @@ export function createStorage(options: StorageOptions): SiloStorage {
 
     insertKey(key) {
       const listKey = keys.keys(key.account);
-      return locks.withLock(listKey, async () => {
-        const list = parse<StoredKey[]>(await main.get(listKey)) ?? [];
-        if (list.some((k) => k.type === key.type && k.name === key.name)) return false;
-        // The lookup record first: a key listed but not yet usable is harmless, the reverse is not.
-        await main.set(keys.key(key.hash), JSON.stringify(key));
-        list.push(key);
-        await main.set(listKey, JSON.stringify(list));
-        return true;
-      });
+      return locks.withLock(listKey, () =>
+        changeList<StoredKey>(listKey, (list) => {
+          if (list.some((k) => k.type === key.type && k.name === key.name)) return undefined;
+          return {
+            set: [
+              [keys.key(key.hash), JSON.stringify(key)],
+              [listKey, JSON.stringify([...list, key])],
+            ],
+          };
+        }),
+      );
     },
 
     removeKey(account: string, type: KeyType, name: string) {
       const listKey = keys.keys(account);
       return locks.withLock(listKey, async () => {
-        const list = parse<StoredKey[]>(await main.get(listKey)) ?? [];
-        const found = list.find((k) => k.type === type && k.name === name);
-        if (!found) return undefined;
-        // Unusable first, unlisted second: a crash in between leaves a listed key that fails.
-        await main.delete(keys.key(found.hash));
-        await main.set(listKey, JSON.stringify(list.filter((k) => k !== found)));
+        let found: StoredKey | undefined;
+        await changeList<StoredKey>(listKey, (list) => {
+          found = list.find((k) => k.type === type && k.name === name);
+          if (!found) return undefined;
+          return { set: [[listKey, JSON.stringify(list.filter((k) => k !== found))]], delete: [keys.key(found.hash)] };
+        });
         return found;
       });
     },
 
-    async getMeta(uuid) {
-      return parse<SiloRecord>(await main.get(keys.meta(uuid)));
-    },
-
-    async getMetas(uuids) {
-      const texts = await main.getMany(uuids.map((uuid) => keys.meta(uuid)));
-      return texts.map((text) => parse<SiloRecord>(text));
-    },
-
-    async putMeta(record) {
-      await main.set(keys.meta(record.file_uuid), JSON.stringify(record));
-    },
-
-    async deleteMeta(uuid) {
-      await main.delete(keys.meta(uuid));
-    },
-
-    async getData(region, uuid): Promise<SiloDataRecord | undefined> {
-      const raw = await regionStores[region].get(keys.data(region, uuid));
-      return raw === undefined ? undefined : decodeDataRecord(raw);
-    },
-
-    async putData(region, record, text) {
-      if (record.region_name !== region) throw new TypeError('a data record must live in its own region');
-      await regionStores[region].set(keys.data(region, record.file_uuid), encodeDataRecord(record, text));
-    },
-
-    async deleteData(region, uuid) {
-      await regionStores[region].delete(keys.data(region, uuid));
-    },
+    ...versions,
 
     async close() {
       await Promise.all([...stores.keys()].map((keyv) => keyv.disconnect()));

@@ -9,11 +9,16 @@
  *   <p>:accounts                JSON array of account names (for listing accounts)
  *   <p>:key:<sha256 hex>        StoredKey JSON (lookup by the hash of a presented key value)
  *   <p>:keys:<account>          JSON array of the account's StoredKeys (listing, name uniqueness)
- *   <p>:meta:<uuid>             SiloRecord JSON (metadata only, never data)
- *   <p>:index:<account>         listing index: a sorted index (Redis sorted set, SQLite table, in-process for a Map), or a JSON array for other stores
+ *   <p>:head:<uuid>             SiloHead JSON: the silo's current version, its commit point
+ *   <p>:ver:<uuid>:<version>    VersionEntry JSON, one per version kept in history
+ *   <p>:index:<account>         listing index: a sorted index (Redis sorted set, SQLite table, in-process for a Map)
  *   <p>:lock:<name>             a lock (Redis or compare-and-swap stores only)
  * Region store of region R:
- *   <p>:data:<R>:<uuid>         data record: header line (SiloRecord JSON), "\n", the exact JSON text
+ *   <p>:blob:<R>:<uuid>:<blob>  the exact JSON text of one version's file_data (immutable)
+ *
+ * Written by Silo before versions existed, read once and upgraded in place (legacy.ts):
+ *   <p>:meta:<uuid>             SiloRecord JSON
+ *   <p>:data:<R>:<uuid>         header line (SiloRecord JSON), "\n", the JSON text
  *
  * Names chosen by people (accounts) are URI-encoded so that no name can reach into another key.
  */
@@ -24,10 +29,15 @@ export interface StorageKeys {
   accounts(): string;
   key(hash: string): string;
   keys(account: string): string;
-  meta(uuid: string): string;
+  head(uuid: string): string;
+  version(uuid: string, version: number): string;
   index(account: string): string;
   lock(name: string): string;
-  data(region: Region, uuid: string): string;
+  blob(region: Region, uuid: string, blob: string): string;
+  /** Where every blob of `region` starts (for the orphan sweep). */
+  blobPrefix(region: Region): string;
+  legacyMeta(uuid: string): string;
+  legacyData(region: Region, uuid: string): string;
 }
 
 export const DEFAULT_PREFIX = 'silo';
@@ -39,9 +49,13 @@ export function storageKeys(prefix: string = DEFAULT_PREFIX): StorageKeys {
     accounts: () => `${prefix}:accounts`,
     key: (hash) => `${prefix}:key:${hash}`,
     keys: (account) => `${prefix}:keys:${enc(account)}`,
-    meta: (uuid) => `${prefix}:meta:${uuid}`,
+    head: (uuid) => `${prefix}:head:${uuid}`,
+    version: (uuid, version) => `${prefix}:ver:${uuid}:${version}`,
     index: (account) => `${prefix}:index:${enc(account)}`,
     lock: (name) => `${prefix}:lock:${name}`,
-    data: (region, uuid) => `${prefix}:data:${region}:${uuid}`,
+    blob: (region, uuid, blob) => `${prefix}:blob:${region}:${uuid}:${blob}`,
+    blobPrefix: (region) => `${prefix}:blob:${region}:`,
+    legacyMeta: (uuid) => `${prefix}:meta:${uuid}`,
+    legacyData: (region, uuid) => `${prefix}:data:${region}:${uuid}`,
   };
 }

@@ -2,11 +2,29 @@
  * What the storage facade stores and the capabilities it offers the service layer.
  * The service layer composes these into the contract's rules; nothing here knows those rules.
  */
-import type { Account, KeyInfo, Region, SiloDataRecord, SiloRecord } from '../service/types.js';
+import type { Account, KeyInfo, Region, SiloRecord, VersionInfo } from '../service/types.js';
 
 /** A key as stored: its public facts plus the SHA-256 (hex) of its value. Never the value. */
 export interface StoredKey extends KeyInfo {
   hash: string;
+}
+
+/**
+ * The record that makes a silo what it is: its current version's metadata, and where that
+ * version's data lies. Writing it is a write's commit point; readers go through it only.
+ */
+export interface SiloHead extends SiloRecord {
+  /** The blob (in the head's region) holding this version's file_data. */
+  blob: string;
+  /** The oldest version still in history; every version from it to `version` is kept. */
+  oldest: number;
+}
+
+/** One version in history (the current one included). */
+export interface VersionEntry extends VersionInfo {
+  /** Opaque tag of this version (the ETag it had). */
+  etag: string;
+  blob: string;
 }
 
 /** One page of an account's listing index: silo uuids newest first, and the true total. */
@@ -15,20 +33,9 @@ export interface IndexPage {
   uuids: string[];
 }
 
-/** What the listing index needs to order an entry: created_at desc, ties by file_uuid asc. */
-export interface IndexEntry {
-  uuid: string;
-  createdAtMs: number;
-}
-
-/**
- * The per-account listing index. Every method is atomic with respect to every other caller that
- * shares the storage (other processes too, where the backend allows it: see `coordination`).
- */
+/** Reads the per-account listing index (written only within commits). */
 export interface ListIndex {
-  add(account: string, entry: IndexEntry): Promise<void>;
-  remove(account: string, uuid: string): Promise<void>;
-  /** `offset` entries skipped, at most `limit` returned; a sorted index reads only the page, the JSON fallback the whole index. */
+  /** `offset` entries skipped, at most `limit` returned. */
   page(account: string, offset: number, limit: number): Promise<IndexPage>;
 }
 
@@ -42,10 +49,54 @@ export interface Locks {
 export type Coordination =
   /** Redis native commands: atomic across every process sharing the Redis. */
   | 'redis'
-  /** The store adapter's `compareAndSwap`: atomic across every process sharing the store. */
-  | 'compare-and-swap'
-  /** In-process mutexes: atomic within this storage object only (memory, one embedded process). */
+  /** The store adapter's own transactions: atomic across every process sharing the store. */
+  | 'store'
+  /** In-process: atomic within this storage object only (an in-memory Map). */
   | 'in-process';
+
+/**
+ * Several keys changed as one: applied only if every `expect`ed key holds exactly the given text
+ * (undefined: absent), all or nothing, never seen half-done by any reader, and durable once the
+ * call resolves true. Keys are Silo's (the facade maps them to what the backend sees).
+ */
+export interface AtomicBatch {
+  expect: [key: string, value: string | undefined][];
+  set: [key: string, value: string][];
+  delete: string[];
+  /** Sorted index entries to add (or re-score) and remove: the listing index. */
+  indexAdd: [indexKey: string, score: number, member: string][];
+  indexRemove: [indexKey: string, member: string][];
+}
+
+/**
+ * The capability a Keyv store adapter needs for Silo (besides an in-memory Map and @keyv/redis,
+ * which Silo drives itself): apply an AtomicBatch in one transaction, atomic across every process
+ * sharing the store. Keys are as the adapter receives them from Keyv; values are the strings Silo
+ * stores. silo-server's SqliteStore implements it.
+ */
+export interface AtomicAdapter {
+  atomic(batch: AtomicBatch): Promise<boolean> | boolean;
+}
+
+/** A new silo: what its first version's head says, before storage adds blob and history. */
+export type NewSilo = Omit<SiloHead, 'blob' | 'oldest' | 'version' | 'etag'>;
+
+/** The next version of a silo: its fields, and its data (unchanged when `text` is undefined). */
+export interface NextVersion {
+  file_name: string;
+  region_name: Region;
+  is_public: boolean;
+  updated_at: string;
+  /** New file_data: its exact text and UTF-8 size. Undefined keeps the current data. */
+  data?: { text: string; size: number };
+}
+
+export interface SweepReport {
+  /** Blobs removed because no committed version names them. */
+  removed: number;
+  /** Blobs looked at. */
+  scanned: number;
+}
 
 export interface SiloStorage {
   readonly coordination: Coordination;
@@ -64,27 +115,42 @@ export interface SiloStorage {
   /** Removes the key of that account, type and name and returns it; undefined when none. Atomic. */
   removeKey(account: string, type: KeyInfo['type'], name: string): Promise<StoredKey | undefined>;
 
-  getMeta(uuid: string): Promise<SiloRecord | undefined>;
-  /** Metadata of many silos in one go (listing); undefined where a silo has none. */
-  getMetas(uuids: string[]): Promise<(SiloRecord | undefined)[]>;
-  putMeta(record: SiloRecord): Promise<void>;
-  deleteMeta(uuid: string): Promise<void>;
+  /** The committed head of a silo (what every read goes through). */
+  getHead(uuid: string): Promise<SiloHead | undefined>;
+  /** Heads of many silos in one go (listing); undefined where a silo has none. */
+  getHeads(uuids: string[]): Promise<(SiloHead | undefined)[]>;
+  /** History entries (undefined where pruned or never written). */
+  getVersions(uuid: string, versions: number[]): Promise<(VersionEntry | undefined)[]>;
+  /** The text of one blob, or undefined when it is gone. */
+  getBlob(region: Region, uuid: string, blob: string): Promise<string | undefined>;
+  /**
+   * The data of `head`'s version, also when a move or a prune since the head was read took its
+   * blob away (then from the silo's new region, or the newest version's, with that head).
+   * Undefined when the silo is gone.
+   */
+  readData(head: SiloHead): Promise<{ head: SiloHead; text: string } | undefined>;
 
-  /** The data record of a silo in one region's store: one storage round trip. */
-  getData(region: Region, uuid: string): Promise<SiloDataRecord | undefined>;
-  /** Writes `text` with `record` as its header; `record.region_name` must equal `region`. */
-  putData(region: Region, record: SiloRecord, text: string): Promise<void>;
-  deleteData(region: Region, uuid: string): Promise<void>;
+  /** Writes version 1 of a new silo and lists it, as one commit. */
+  createSilo(silo: NewSilo, text: string): Promise<SiloHead>;
+  /**
+   * Commits the version after `current`, keeping `keep` versions (the new one included) and
+   * moving the whole history when the region changes. Undefined when `current` was no longer
+   * the silo's head (a concurrent writer won): nothing was committed.
+   */
+  writeVersion(current: SiloHead, next: NextVersion, keep: number): Promise<SiloHead | undefined>;
+  /** Removes the silo, its history and its listing entry as one commit; false as writeVersion. */
+  deleteSilo(current: SiloHead): Promise<boolean>;
+
+  /** Removes blobs that no committed version names (left by a crash), older than `graceMs`. */
+  sweep(graceMs?: number): Promise<SweepReport>;
 
   /** Disconnects every distinct Keyv given to the storage. */
   close(): Promise<void>;
 }
 
 /**
- * An optional capability of a Keyv store adapter that makes Silo's read-modify-write sequences
- * atomic across every process sharing the store (without it, and without Redis, they are atomic
- * within one storage object only). Keys are as the adapter receives them from Keyv; values are the
- * strings Silo stores (Silo's Keyv serializer is the identity on strings).
+ * An optional capability of a Keyv store adapter for locks that span processes: an atomic
+ * compare-and-swap on one key (silo-server's SqliteStore has it).
  */
 export interface CompareAndSwapAdapter {
   /**
@@ -98,25 +164,16 @@ export interface CompareAndSwapAdapter {
  * Sorted sets kept by the store itself (an optional capability, see `SortedIndexAdapter`): each
  * `indexKey` holds distinct members, each with an integer score, read in ascending order of
  * (score, member) as Redis's ZRANGE reads them. Keys are as the adapter receives them from Keyv.
+ * Writes happen inside AtomicBatches only.
  */
 export interface SortedIndex {
-  /** Adds `member` with `score` (sets its score when it is there already), in one atomic step. */
-  add(indexKey: string, score: number, member: string): Promise<void> | void;
-  /** Adds every entry, in one atomic step (optional: used once, to take over a JSON index). */
-  addMany?(indexKey: string, entries: readonly (readonly [score: number, member: string])[]): Promise<void> | void;
-  /** Removes `member`, if there, in one atomic step. */
-  remove(indexKey: string, member: string): Promise<void> | void;
   /** How many members `indexKey` holds; cost independent of that number. */
   count(indexKey: string): Promise<number> | number;
   /** Members in ascending (score, member) order, `offset` skipped, at most `limit`. */
   range(indexKey: string, offset: number, limit: number): Promise<string[]> | string[];
 }
 
-/**
- * An optional capability of a Keyv store adapter: a native sorted index (for example a table of
- * an SQLite adapter), used for the listing index instead of one JSON array per account. Its writes
- * must be atomic across every process sharing the store.
- */
+/** An optional capability of a Keyv store adapter: a native sorted index read by the listing. */
 export interface SortedIndexAdapter {
   readonly sortedIndex: SortedIndex;
 }

@@ -65,8 +65,9 @@ export class OpenApiChecker {
   check(method: string, path: string, status: number, contentType: string | undefined, text: string): void {
     const where = `${method} ${path} → ${status}`;
     const wanted = (method === 'HEAD' ? 'get' : method).toLowerCase();
-    const candidates = this.operations.filter((op) => op.pattern.test(path.split('?')[0]!));
-    const op = candidates.find((c) => c.methods[wanted]);
+    // The most specific path answers (OpenAPI: concrete paths before templated ones), or none.
+    const matched = this.operations.find((op) => op.pattern.test(path.split('?')[0]!));
+    const op = matched?.methods[wanted] ? matched : undefined;
     let response: Json | undefined;
     let key: string;
     if (op) {

@@ -1,6 +1,6 @@
 /**
- * Request validation with ajv from the schemas of ../schemas, and the mapping of ajv's errors to
- * the contract's validation body: `loc` starts with the input's source, `type` is a stable word,
+ * Validation with ajv from the schemas of this folder (requests, and patched documents), and the
+ * mapping of ajv's errors to the contract's validation body: `loc` starts with the input's source, `type` is a stable word,
  * and every problem is listed (allErrors).
  */
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
@@ -63,6 +63,8 @@ function toIssue(error: ErrorObject, all: ErrorObject[], source: Source, data: u
       return { loc: [...loc, String(p.missingProperty)], msg: 'Field required', type: 'missing' };
     case 'type':
       return typeIssue(loc, String(p.type), source);
+    case 'additionalProperties':
+      return { loc: [...loc, String(p.additionalProperty)], msg: 'Extra inputs are not permitted', type: 'extra_forbidden' };
     case 'enum': {
       const allowed = (p.allowedValues as unknown[]).map((v) => `'${String(v)}'`);
       const list = allowed.length > 1 ? `${allowed.slice(0, -1).join(', ')} or ${allowed.at(-1)}` : allowed.join('');

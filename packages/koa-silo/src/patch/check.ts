@@ -1,0 +1,51 @@
+/**
+ * The shape of an RFC 6902 patch document, checked before anything applies: every problem found,
+ * each with `loc` `["body", <index>, <member>]` (contract §10).
+ */
+import type { ValidationIssue } from '../errors.js';
+import { isContainerObject, isPointer } from './json-pointer.js';
+
+export type JsonPatchOperation =
+  | { op: 'add' | 'replace' | 'test'; path: string; value: unknown }
+  | { op: 'remove'; path: string }
+  | { op: 'move' | 'copy'; from: string; path: string };
+
+export const OPERATIONS = ['add', 'remove', 'replace', 'move', 'copy', 'test'] as const;
+type OperationName = (typeof OPERATIONS)[number];
+
+function isOperationName(value: unknown): value is OperationName {
+  return (OPERATIONS as readonly unknown[]).includes(value);
+}
+
+function pointerIssues(op: Record<string, unknown>, member: 'path' | 'from', loc: (string | number)[]): ValidationIssue[] {
+  const value = op[member];
+  if (value === undefined) return [{ loc: [...loc, member], msg: 'Field required', type: 'missing' }];
+  if (typeof value !== 'string') return [{ loc: [...loc, member], msg: 'Input should be a valid string', type: 'string_type' }];
+  if (!isPointer(value)) {
+    return [{ loc: [...loc, member], msg: 'Input should be a JSON Pointer: empty, or starting with "/" (RFC 6901)', type: 'value_error' }];
+  }
+  return [];
+}
+
+function operationIssues(op: unknown, index: number): ValidationIssue[] {
+  const loc: (string | number)[] = ['body', index];
+  if (!isContainerObject(op)) return [{ loc, msg: 'Input should be a valid dictionary (a JSON Patch operation)', type: 'dict_type' }];
+  const name = op.op;
+  if (name === undefined) return [{ loc: [...loc, 'op'], msg: 'Field required', type: 'missing' }, ...pointerIssues(op, 'path', loc)];
+  if (!isOperationName(name)) {
+    const list = OPERATIONS.map((o) => `'${o}'`).join(', ');
+    return [{ loc: [...loc, 'op'], msg: `Input should be ${list}`, type: 'enum' }, ...pointerIssues(op, 'path', loc)];
+  }
+  const issues = pointerIssues(op, 'path', loc);
+  if ((name === 'add' || name === 'replace' || name === 'test') && !Object.prototype.hasOwnProperty.call(op, 'value')) {
+    issues.push({ loc: [...loc, 'value'], msg: 'Field required', type: 'missing' });
+  }
+  if (name === 'move' || name === 'copy') issues.push(...pointerIssues(op, 'from', loc));
+  return issues;
+}
+
+/** The problems of `body` as a JSON Patch document; none means it is a `JsonPatchOperation[]`. */
+export function checkJsonPatch(body: unknown): ValidationIssue[] {
+  if (!Array.isArray(body)) return [{ loc: ['body'], msg: 'Input should be a valid list (a JSON Patch document)', type: 'list_type' }];
+  return body.flatMap(operationIssues);
+}

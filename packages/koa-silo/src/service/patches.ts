@@ -1,0 +1,90 @@
+/**
+ * Partial updates (contract §10) as the service applies them, under the silo's lock, to the
+ * current version: the silo's document `{file_name, file_data, region_name, is_public}` patched
+ * by an RFC 7386 merge patch or an RFC 6902 operation list, then checked by the update rules.
+ *
+ * Appending to an array silo (`add /file_data/-`, the commonest patch) does not parse the stored
+ * data: the new elements' text is spliced in before the closing bracket.
+ */
+import { ConflictError, PayloadTooLargeError, ValidationError } from '../errors.js';
+import { applyJsonPatch, applyMergePatch, PatchConflictError, PatchTooLargeError, type JsonPatchOperation } from '../patch/index.js';
+import { siloDocument, type SiloDocument } from '../schemas/silo.js';
+import { validator } from '../schemas/validate.js';
+import { isJsonObject, parseData, writeData } from './data-json.js';
+import type { Region, SiloData, SiloPatch, SiloRecord } from './types.js';
+
+const checkDocument = validator<SiloDocument>(siloDocument);
+
+/** What a patch changes: the fields, and file_data's new text (undefined: unchanged). */
+export interface Patched {
+  file_name: string;
+  region_name: Region;
+  is_public: boolean;
+  text?: string;
+}
+
+/** The element texts of a patch that only appends objects to file_data, else undefined. */
+function appendedElements(operations: readonly JsonPatchOperation[]): string[] | undefined {
+  const texts: string[] = [];
+  for (const op of operations) {
+    if (op.op !== 'add' || op.path !== '/file_data/-') return undefined;
+    if (!isJsonObject(op.value)) return undefined;
+    texts.push(writeData(op.value));
+  }
+  return texts;
+}
+
+/**
+ * RFC 6902 on the document: an operation that cannot apply is the contract's 409; `copy`
+ * operations duplicating more than the size limit are a 413 before the result is built.
+ */
+function applyPatch(document: object, operations: readonly JsonPatchOperation[], maxDataBytes: number): unknown {
+  try {
+    return applyJsonPatch(document, operations, { maxCopyBytes: maxDataBytes });
+  } catch (error) {
+    if (error instanceof PatchConflictError) throw new ConflictError(error.message);
+    if (error instanceof PatchTooLargeError) throw new PayloadTooLargeError(maxDataBytes);
+    throw error;
+  }
+}
+
+function isArrayText(text: string): boolean {
+  return text.charCodeAt(0) === 0x5b; // '[': stored texts are compact
+}
+
+/**
+ * `patch` applied to the silo of `record` whose data is `text`. Throws PatchConflictError (409)
+ * when it cannot apply, ValidationError (422) when its result breaks the update rules.
+ */
+export function applySiloPatch(record: SiloRecord, text: string, patch: SiloPatch, maxDataBytes: number): Patched {
+  const fields = { file_name: record.file_name, region_name: record.region_name, is_public: record.is_public };
+  if (patch.type === 'json-patch') {
+    const appended = isArrayText(text) ? appendedElements(patch.operations) : undefined;
+    if (appended) {
+      if (appended.length === 0) return fields;
+      const body = appended.join(',');
+      return { ...fields, text: text.length === 2 ? `[${body}]` : `${text.slice(0, -1)},${body}]` };
+    }
+  }
+  const data = parseData(text) as SiloData;
+  const document = { ...fields, file_data: data };
+  const result = patch.type === 'merge' ? applyMergePatch(document, patch.patch) : applyPatch(document, patch.operations, maxDataBytes);
+  const issues = checkDocument.issues(result, 'body');
+  // Numbers kept as text are objects to the schema: items must be JSON objects proper.
+  const fileData: unknown = isJsonObject(result) ? result.file_data : undefined;
+  if (Array.isArray(fileData)) {
+    fileData.forEach((item: unknown, i) => {
+      if (!isJsonObject(item)) issues.push({ loc: ['body', 'file_data', i], msg: 'Input should be a valid dictionary (a JSON object)', type: 'dict_type' });
+    });
+  } else if (fileData !== undefined && !isJsonObject(fileData)) {
+    issues.push({ loc: ['body', 'file_data'], msg: 'Input should be a JSON object or an array of objects', type: 'dict_type' });
+  }
+  if (issues.length > 0) throw new ValidationError(issues.map((issue) => ({ ...issue, msg: `After the patch: ${issue.msg}` })));
+  const next = result as SiloDocument;
+  return {
+    file_name: next.file_name,
+    region_name: next.region_name as Region,
+    is_public: next.is_public,
+    ...(next.file_data === data ? {} : { text: writeData(next.file_data) }),
+  };
+}

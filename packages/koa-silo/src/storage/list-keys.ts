@@ -1,0 +1,45 @@
+/**
+ * Listing the keys under a prefix, for the orphan sweep: SCAN on Redis, a key range on an adapter
+ * that offers one (silo-server's SqliteStore), the keys of an in-memory Map. Undefined for a store
+ * that cannot list (its orphans, if any, stay).
+ */
+import type { KeyvTextStore } from './keyv-text-store.js';
+import { RedisNative } from './redis-native.js';
+
+/** An optional capability of a Keyv store adapter: the keys that start with a prefix. */
+export interface KeyListingAdapter {
+  keysWithPrefix(prefix: string): Promise<string[]> | string[];
+}
+
+function hasKeyListing(store: unknown): store is KeyListingAdapter {
+  return typeof store === 'object' && store !== null && 'keysWithPrefix' in store && typeof store.keysWithPrefix === 'function';
+}
+
+/** Glob characters of Redis's MATCH, escaped. */
+function globEscape(text: string): string {
+  return text.replace(/[*?[\]\\]/g, (c) => `\\${c}`);
+}
+
+/** Silo keys (as Silo names them) that start with `prefix`. */
+export async function listKeysWithPrefix(store: KeyvTextStore, prefix: string): Promise<string[] | undefined> {
+  const full = store.keyvKey(prefix);
+  const strip = (key: string, fullPrefix: string) => prefix + key.slice(fullPrefix.length);
+  const redis = RedisNative.of(store.keyv, store);
+  if (redis) {
+    const redisPrefix = redis.redisKey(prefix);
+    const out: string[] = [];
+    let cursor = '0';
+    do {
+      const reply = (await redis.send(['SCAN', cursor, 'MATCH', `${globEscape(redisPrefix)}*`, 'COUNT', '1000'])) as [string, string[]];
+      cursor = String(reply[0]);
+      for (const key of reply[1]) out.push(strip(String(key), redisPrefix));
+    } while (cursor !== '0');
+    return out;
+  }
+  const adapter: unknown = store.keyv.store;
+  if (hasKeyListing(adapter)) return (await adapter.keysWithPrefix(full)).map((key) => strip(key, full));
+  if (adapter instanceof Map) {
+    return [...adapter.keys()].filter((k): k is string => typeof k === 'string' && k.startsWith(full)).map((k) => strip(k, full));
+  }
+  return undefined;
+}

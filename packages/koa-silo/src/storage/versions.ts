@@ -1,0 +1,275 @@
+/**
+ * Versioned silos: a head per silo (the commit point), a history entry per kept version, and the
+ * data of each version in an immutable blob in the silo's region store.
+ *
+ * A write puts its new blob first, then commits one atomic batch on the main store (the new head,
+ * its history entry, the pruned entries, the listing entry), then removes the blobs that no kept
+ * version names any more. A crash at any instant leaves the old silo or the new one, and at most
+ * blobs that no head names: the sweep removes those.
+ *
+ * Versions that change only metadata share the previous version's blob, so a blob is always named
+ * by a run of consecutive versions; pruning version d removes its blob unless version d+1 (the
+ * oldest version kept, or the new one) names it too. A region move copies every kept blob to the
+ * new region before its commit and removes them from the old region after it.
+ */
+import { StorageUnavailableError } from '../errors.js';
+import { REGIONS, type Region } from '../service/types.js';
+import type { Atomic } from './atomic.js';
+import { blobMadeAt, newBlobId, newEtag } from './ids.js';
+import type { KeyvTextStore } from './keyv-text-store.js';
+import { upgradeLegacySilo } from './legacy.js';
+import { listKeysWithPrefix } from './list-keys.js';
+import type { StorageKeys } from './storage-keys.js';
+import type { Locks, NewSilo, NextVersion, SiloHead, SiloStorage, SweepReport, VersionEntry } from './types.js';
+
+export interface VersionsDeps {
+  main: KeyvTextStore;
+  regions: Record<Region, KeyvTextStore>;
+  keys: StorageKeys;
+  atomic: Atomic;
+  locks: Locks;
+}
+
+type Versions = Pick<
+  SiloStorage,
+  'getHead' | 'getHeads' | 'getVersions' | 'getBlob' | 'readData' | 'createSilo' | 'writeVersion' | 'deleteSilo' | 'sweep'
+>;
+
+/** Blobs younger than this are left to the write that made them. */
+export const DEFAULT_SWEEP_GRACE_MS = 60_000;
+
+/** A write commits only if it took less than this share of the sweep's grace period. */
+const GRACE_SHARE = 0.5;
+
+function entryOf(head: SiloHead): VersionEntry {
+  return {
+    version: head.version,
+    updated_at: head.updated_at,
+    file_name: head.file_name,
+    is_public: head.is_public,
+    region_name: head.region_name,
+    size: head.size,
+    etag: head.etag,
+    blob: head.blob,
+  };
+}
+
+function range(from: number, to: number): number[] {
+  const out: number[] = [];
+  for (let v = from; v <= to; v++) out.push(v);
+  return out;
+}
+
+export function createVersions(deps: VersionsDeps): Versions {
+  const { main, regions, keys, atomic } = deps;
+  const headText = (head: SiloHead) => JSON.stringify(head);
+
+  async function readHead(uuid: string, raw: string | undefined): Promise<SiloHead | undefined> {
+    if (raw !== undefined) return JSON.parse(raw) as SiloHead;
+    return upgradeLegacySilo(deps, uuid);
+  }
+
+  async function getVersions(uuid: string, versions: number[]): Promise<(VersionEntry | undefined)[]> {
+    const texts = await main.getMany(versions.map((v) => keys.version(uuid, v)));
+    return texts.map((t) => (t === undefined ? undefined : (JSON.parse(t) as VersionEntry)));
+  }
+
+  async function deleteBlobs(region: Region, uuid: string, blobs: Iterable<string>): Promise<void> {
+    const store = regions[region];
+    // Removing a blob that no commit names can fail without harm: the sweep finds it again.
+    await Promise.all([...blobs].map((blob) => store.delete(keys.blob(region, uuid, blob)).catch(() => undefined)));
+  }
+
+  return {
+    async getHead(uuid) {
+      return readHead(uuid, await main.get(keys.head(uuid)));
+    },
+
+    async getHeads(uuids) {
+      const texts = await main.getMany(uuids.map((uuid) => keys.head(uuid)));
+      return Promise.all(texts.map((text, i) => readHead(uuids[i]!, text)));
+    },
+
+    getVersions,
+
+    getBlob(region, uuid, blob) {
+      return regions[region].get(keys.blob(region, uuid, blob));
+    },
+
+    async readData(head: SiloHead): Promise<{ head: SiloHead; text: string } | undefined> {
+      const uuid = head.file_uuid;
+      const text = await regions[head.region_name].get(keys.blob(head.region_name, uuid, head.blob));
+      if (text !== undefined) return { head, text };
+      // Gone since the head was read: a move renamed it (history has its new name) or pruning
+      // removed it (then the newest version is as good an answer as any later read would get).
+      for (let attempt = 0; attempt < 3; attempt++) {
+        const now = await readHead(uuid, await main.get(keys.head(uuid)));
+        if (!now) return undefined;
+        const [entry] = now.version === head.version ? [now] : await getVersions(uuid, [head.version]);
+        const wanted = entry ? { head, blob: entry.blob } : { head: now, blob: now.blob };
+        const found = await regions[now.region_name].get(keys.blob(now.region_name, uuid, wanted.blob));
+        if (found !== undefined) return { head: wanted.head, text: found };
+      }
+      return undefined;
+    },
+
+    async createSilo(silo: NewSilo, text: string): Promise<SiloHead> {
+      const head: SiloHead = { ...silo, version: 1, etag: newEtag(), blob: newBlobId(1), oldest: 1 };
+      const { file_uuid: uuid } = head;
+      await regions[head.region_name].set(keys.blob(head.region_name, uuid, head.blob), text);
+      const committed = await atomic.apply({
+        expect: [[keys.head(uuid), undefined]],
+        set: [
+          [keys.head(uuid), headText(head)],
+          [keys.version(uuid, 1), JSON.stringify(entryOf(head))],
+        ],
+        delete: [],
+        indexAdd: [[keys.index(head.account), -Date.parse(head.created_at), uuid]],
+        indexRemove: [],
+      });
+      if (!committed) {
+        await deleteBlobs(head.region_name, uuid, [head.blob]);
+        throw new Error(`a silo ${uuid} exists already`);
+      }
+      return head;
+    },
+
+    async writeVersion(current: SiloHead, next: NextVersion, keep: number): Promise<SiloHead | undefined> {
+      const started = Date.now();
+      const uuid = current.file_uuid;
+      const version = current.version + 1;
+      const oldest = Math.max(current.oldest, version - Math.max(1, Math.floor(keep)) + 1);
+      const from = current.region_name;
+      const to = next.region_name;
+      const moving = from !== to;
+      const head: SiloHead = {
+        ...current,
+        file_name: next.file_name,
+        region_name: to,
+        is_public: next.is_public,
+        updated_at: next.updated_at,
+        version,
+        etag: newEtag(),
+        blob: next.data ? newBlobId(version) : current.blob,
+        size: next.data ? next.data.size : current.size,
+        oldest,
+      };
+
+      // History read: the pruned versions, the oldest kept one (does it share a pruned blob?),
+      // and on a move every kept version (all their blobs go along).
+      const last = moving ? current.version : Math.min(oldest, current.version);
+      const read = range(current.oldest, last);
+      const entries = new Map<number, VersionEntry>();
+      (await getVersions(uuid, read)).forEach((entry, i) => entry && entries.set(read[i]!, entry));
+      const blobOf = (v: number) => (v === version ? head.blob : entries.get(v)?.blob);
+      const dropped = range(current.oldest, oldest - 1);
+      const freed = new Set<string>();
+      for (const v of dropped) {
+        const blob = blobOf(v);
+        if (blob !== undefined && blob !== blobOf(v + 1)) freed.add(blob);
+      }
+
+      // A move copies every kept blob under a new id (fresh for the sweep's grace period) and
+      // rewrites the kept history entries to name the copies, in the same commit.
+      const renamed = new Map<string, string>();
+      const rewritten: VersionEntry[] = [];
+      if (moving) {
+        for (const v of range(oldest, current.version)) {
+          const entry = entries.get(v);
+          if (!entry) continue;
+          let copy = renamed.get(entry.blob);
+          if (copy === undefined) renamed.set(entry.blob, (copy = newBlobId(v)));
+          rewritten.push({ ...entry, blob: copy });
+        }
+        if (!next.data) {
+          if (!renamed.has(current.blob)) renamed.set(current.blob, newBlobId(current.version));
+          head.blob = renamed.get(current.blob)!;
+        }
+        await Promise.all(
+          [...renamed].map(async ([blob, copy]) => {
+            const text = await regions[from].get(keys.blob(from, uuid, blob));
+            if (text !== undefined) await regions[to].set(keys.blob(to, uuid, copy), text);
+          }),
+        );
+      }
+      if (next.data) await regions[to].set(keys.blob(to, uuid, head.blob), next.data.text);
+      if (Date.now() - started > GRACE_SHARE * DEFAULT_SWEEP_GRACE_MS) {
+        // Blobs this old may already be swept as orphans: committing them could name a lost blob.
+        await deleteBlobs(to, uuid, next.data ? [head.blob] : []);
+        throw new StorageUnavailableError(new Error(`a write of silo ${uuid} took too long to commit`));
+      }
+
+      const committed = await atomic.apply({
+        expect: [[keys.head(uuid), headText(current)]],
+        set: [
+          [keys.head(uuid), headText(head)],
+          [keys.version(uuid, version), JSON.stringify(entryOf(head))],
+          ...rewritten.map((e): [string, string] => [keys.version(uuid, e.version), JSON.stringify(e)]),
+        ],
+        delete: dropped.map((v) => keys.version(uuid, v)),
+        indexAdd: [],
+        indexRemove: [],
+      });
+      if (!committed) {
+        // The blobs of this attempt are its own (fresh ids): nobody else names them.
+        await deleteBlobs(to, uuid, [...(next.data ? [head.blob] : []), ...(moving ? renamed.values() : [])]);
+        return undefined;
+      }
+      if (moving) await deleteBlobs(from, uuid, new Set([...renamed.keys(), ...freed, current.blob]));
+      else await deleteBlobs(from, uuid, freed);
+      return head;
+    },
+
+    async deleteSilo(current: SiloHead): Promise<boolean> {
+      const uuid = current.file_uuid;
+      const kept = range(current.oldest, current.version);
+      const entries = await getVersions(uuid, kept);
+      const committed = await atomic.apply({
+        expect: [[keys.head(uuid), headText(current)]],
+        set: [],
+        delete: [keys.head(uuid), ...kept.map((v) => keys.version(uuid, v))],
+        indexAdd: [],
+        indexRemove: [[keys.index(current.account), uuid]],
+      });
+      if (!committed) return false;
+      const blobs = new Set([current.blob, ...entries.flatMap((e) => (e ? [e.blob] : []))]);
+      await deleteBlobs(current.region_name, uuid, blobs);
+      return true;
+    },
+
+    async sweep(graceMs = DEFAULT_SWEEP_GRACE_MS): Promise<SweepReport> {
+      const report: SweepReport = { removed: 0, scanned: 0 };
+      const cutoff = Date.now() - graceMs;
+      for (const region of REGIONS) {
+        const prefix = keys.blobPrefix(region);
+        const names = await listKeysWithPrefix(regions[region], prefix);
+        if (names === undefined) continue;
+        const byUuid = new Map<string, string[]>();
+        for (const name of names) {
+          const rest = name.slice(prefix.length);
+          const colon = rest.indexOf(':');
+          if (colon < 0) continue;
+          const uuid = rest.slice(0, colon);
+          const blob = rest.slice(colon + 1);
+          report.scanned++;
+          const madeAt = blobMadeAt(blob);
+          if (madeAt === undefined || madeAt > cutoff) continue;
+          byUuid.set(uuid, [...(byUuid.get(uuid) ?? []), blob]);
+        }
+        for (const [uuid, blobs] of byUuid) {
+          const raw = await main.get(keys.head(uuid));
+          const head = raw === undefined ? undefined : (JSON.parse(raw) as SiloHead);
+          const named = new Set<string>();
+          if (head && head.region_name === region) {
+            named.add(head.blob);
+            for (const entry of await getVersions(uuid, range(head.oldest, head.version))) if (entry) named.add(entry.blob);
+          }
+          const orphans = blobs.filter((blob) => !named.has(blob));
+          await deleteBlobs(region, uuid, orphans);
+          report.removed += orphans.length;
+        }
+      }
+      return report;
+    },
+  };
+}
