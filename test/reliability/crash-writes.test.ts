@@ -38,7 +38,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_LOCK_TIMING } from '../../packages/koa-silo/src/storage/redis-locks.js';
+import { DEFAULT_LOCK_TIMING } from '../../packages/koa-silo/src/storage/lease-locks.js';
 import { call, isContractError, pool, type Answer, type Call } from '../support/http-call.js';
 import { flushDb, redisDbUrl } from '../support/redis-db.js';
 import { redisAvailable } from '../support/redis.js';

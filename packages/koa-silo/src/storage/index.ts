@@ -1,6 +1,6 @@
 export { createStorage, UnsupportedStoreError, type StorageOptions } from './silo-storage.js';
 export { DEFAULT_STORAGE_TIMEOUT_MS, StorageTimeoutError } from './storage-guard.js';
-export { DEFAULT_LOCK_TIMING, type LockTiming } from './redis-locks.js';
+export { DEFAULT_LOCK_TIMING, type LockTiming } from './lease-locks.js';
 export { DEFAULT_PREFIX, storageKeys, type StorageKeys } from './storage-keys.js';
 export { DEFAULT_SWEEP_GRACE_MS } from './versions.js';
 export type { KeyListingAdapter } from './list-keys.js';

@@ -10,10 +10,11 @@
 import type { Keyv } from 'keyv';
 import { REGIONS, type Account, type KeyType, type Region } from '../service/types.js';
 import { atomicFor } from './atomic.js';
-import { CasLocks, hasCompareAndSwap } from './cas-locks.js';
+import { CasLeases, hasCompareAndSwap } from './cas-leases.js';
 import { KeyedMutex } from './keyed-mutex.js';
 import { configureKeyv, KeyvTextStore, type StorageErrorListener } from './keyv-text-store.js';
-import { DEFAULT_LOCK_TIMING, RedisLocks, type LockTiming } from './redis-locks.js';
+import { DEFAULT_LOCK_TIMING, LeaseLocks, type LockTiming } from './lease-locks.js';
+import { RedisLeases } from './redis-leases.js';
 import { RedisListIndex } from './redis-list-index.js';
 import { RedisNative } from './redis-native.js';
 import { sortedListIndexFor } from './sorted-list-index.js';
@@ -76,10 +77,11 @@ export function createStorage(options: StorageOptions): SiloStorage {
   if (!atomic || !index) throw new UnsupportedStoreError();
   const timing = { ...DEFAULT_LOCK_TIMING, ...options.lockTiming };
   const adapter: unknown = main.keyv.store;
+  const lockKey = (name: string) => keys.lock(name);
   const locks: Locks = redis
-    ? new RedisLocks(redis, keys, timing)
+    ? new LeaseLocks(new RedisLeases(redis), lockKey, timing)
     : hasCompareAndSwap(adapter)
-      ? new CasLocks(adapter, main, keys, timing)
+      ? new LeaseLocks(new CasLeases(adapter, main), lockKey, timing)
       : new KeyedMutex();
   const versions = createVersions({ main, regions: regionStores, keys, atomic, locks });
 
@@ -118,12 +120,13 @@ export function createStorage(options: StorageOptions): SiloStorage {
       const accountKey = keys.account(account.name);
       return locks.withLock(keys.accounts(), async () => {
         if ((await main.get(accountKey)) !== undefined) return false;
-        return changeList<string>(keys.accounts(), (names) => ({
-          set: [
-            [accountKey, JSON.stringify(account)],
-            [keys.accounts(), JSON.stringify(names.includes(account.name) ? names : [...names, account.name])],
-          ],
-        }));
+        // The list names every account, so checking it inside the compare-and-swap keeps two
+        // writers of one name apart even when one of them went ahead without the lock.
+        return changeList<string>(keys.accounts(), (names) =>
+          names.includes(account.name)
+            ? undefined
+            : { set: [[accountKey, JSON.stringify(account)], [keys.accounts(), JSON.stringify([...names, account.name])]] },
+        );
       });
     },
 
