@@ -20,7 +20,16 @@ const PLAN_TTL_MS = 5_000;
 
 export interface Caller extends Principal {
   plan: Plan;
+  /**
+   * Authenticates the key again if it was checked more than a moment ago, so that a write whose
+   * body took long to arrive commits nothing once its key was revoked (contract §3: revocation
+   * takes effect within 1 s). Writes call it after reading the body, right before the service.
+   */
+  confirm(): Promise<void>;
 }
+
+/** How old an authentication may be before a write checks the key again. */
+const RECHECK_AFTER_MS = 250;
 
 export interface Auth {
   /** Authenticate the key of `type` and count the request; throws 401 or 429. */
@@ -72,7 +81,11 @@ export function createAuth(deps: {
         // Account names have no ':', so the three parts cannot run into each other.
         await rateLimit.consume(ctx, `key:${principal.keyType}:${principal.account}:${principal.keyName}`, planName);
       }
-      return { ...principal, plan };
+      const checkedAt = Date.now();
+      const confirm = async () => {
+        if (Date.now() - checkedAt >= RECHECK_AFTER_MS) await accounts.authenticate(value, type);
+      };
+      return { ...principal, plan, confirm };
     },
   };
 }

@@ -122,6 +122,7 @@ export function manageHandlers(deps: ManageDeps) {
       const body = await readJson(ctx, bodyLimit(caller.plan), deps.maxJsonDepth);
       const input = checkCreate(body.value, 'body');
       const fields = pick(input, FIELDS) as SiloFields;
+      await caller.confirm();
       const record = await silos.createText(caller.account, fields, dataText(body.text, input.file_data));
       ctx.set('Location', `/api/v1/manage/meta/${record.file_uuid}`);
       sendRecord(ctx, 201, record);
@@ -178,6 +179,7 @@ export function manageHandlers(deps: ManageDeps) {
       if (patch) {
         throwIfAny([...issues, ...patch.issues]);
         requireIfMatch(ctx);
+        await caller.confirm();
         return sendUpdated(ctx, await silos.patch(caller.account, uuid, patch.patch, ifMatchTags(ctx)));
       }
       const body = await readJson(ctx, bodyLimit(caller.plan), deps.maxJsonDepth);
@@ -186,6 +188,7 @@ export function manageHandlers(deps: ManageDeps) {
       const input = body.value as UpdateSiloBody;
       const text = input.file_data === undefined ? undefined : dataText(body.text, input.file_data);
       const fields = pick(input, FIELDS) as Partial<SiloFields>;
+      await caller.confirm();
       sendUpdated(ctx, await silos.updateText(caller.account, uuid, fields, text, ifMatchTags(ctx)));
     },
 
