@@ -2,7 +2,7 @@
  * `npm run bench`: every benchmark suite, one after the other (the packages are built first by
  * the npm script). Each suite writes its own files under benchmarks/results/.
  *
- *   npm run bench                    # query, then http
+ *   npm run bench                    # query, http, then writes
  *   npm run bench -- query           # one suite
  *   npm run bench -- http --quick    # flags after the suite name go to that suite
  *
@@ -10,12 +10,15 @@
  *        Flags: --quick, --no-write.
  * http:  the HTTP server against bare Koa, node:http and json-server (benchmarks/http/, issue 5).
  *        Flags: those of benchmarks/http/run.ts (--quick, --no-write, --no-memory, --rounds=N, ...).
+ * writes: JSON Patch append against whole-array PATCH, and PATCH/create against the build before
+ *        versioned storage (benchmarks/writes/, issue 9). Flags: --quick, --no-write, --before=<dir>.
  */
 import { parseHttpArgs, runHttpBenchmarks } from './http/run.js';
 import { runQueryBenchmarks, type QueryBenchOptions } from './query/run.js';
+import { parseWritesArgs, runWritesBenchmarks } from './writes/run.js';
 import { isInvokedDirectly } from './common.js';
 
-const SUITES = ['query', 'http'] as const;
+const SUITES = ['query', 'http', 'writes'] as const;
 type Suite = (typeof SUITES)[number];
 
 function queryOptions(flags: readonly string[]): QueryBenchOptions {
@@ -32,7 +35,7 @@ export async function runBenchmarks(argv: readonly string[]): Promise<void> {
   const named = argv.filter((a) => !a.startsWith('--'));
   const flags = argv.filter((a) => a.startsWith('--'));
   for (const name of named) {
-    if (!SUITES.includes(name as Suite)) throw new Error(`unknown suite "${name}": use ${SUITES.join(' or ')}`);
+    if (!SUITES.includes(name as Suite)) throw new Error(`unknown suite "${name}": use ${SUITES.join(', ')}`);
   }
   const suites: Suite[] = named.length > 0 ? (named as Suite[]) : [...SUITES];
   if (suites.length > 1 && flags.length > 0 && !flags.every((f) => f === '--quick' || f === '--no-write')) {
@@ -41,7 +44,8 @@ export async function runBenchmarks(argv: readonly string[]): Promise<void> {
   for (const suite of suites) {
     console.log(`\n=== ${suite} benchmarks ===\n`);
     if (suite === 'query') await runQueryBenchmarks(queryOptions(flags));
-    else await runHttpBenchmarks(parseHttpArgs(flags));
+    else if (suite === 'http') await runHttpBenchmarks(parseHttpArgs(flags));
+    else await runWritesBenchmarks(parseWritesArgs(flags));
   }
 }
 

@@ -9,6 +9,9 @@
  *   never the database's consistency. `synchronous: 'full'` also fsyncs the WAL on every commit
  *   and survives power loss, at the cost measured in benchmarks/storage/sqlite.ts.
  * - A busy timeout, so that several processes (the server and the `silo` command) can share a file.
+ * - Stores of one file in one process share one connection, so that a transaction of one reaches
+ *   the others' tables (`atomic` with `joined` writes: a region's blobs beside the main store's
+ *   commit) and no store reads pages that another one's write made stale.
  * - Prepared statements only; the iterator pages by key (keyset pagination, never OFFSET), so a
  *   full walk is linear in the number of rows.
  * - A sorted index (`sortedIndex`, koa-silo's SortedIndexAdapter: the listing index), in two
@@ -55,6 +58,31 @@ type ValueRow = Omit<Row, 'key'>;
 type Stmt<P extends unknown[], R = unknown> = Database.Statement<P, R>;
 
 const TABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
+
+/** The open connection of each file (absolute path) and how many stores use it. */
+const connections = new Map<string, { db: Database.Database; users: number }>();
+
+function openConnection(file: string, busyTimeoutMs: number): Database.Database {
+  if (file === ':memory:') return new Database(file, { timeout: busyTimeoutMs });
+  const key = path.resolve(file);
+  const shared = connections.get(key);
+  if (shared?.db.open) {
+    shared.users++;
+    return shared.db;
+  }
+  const db = new Database(file, { timeout: busyTimeoutMs });
+  connections.set(key, { db, users: 1 });
+  return db;
+}
+
+function closeConnection(db: Database.Database): void {
+  for (const [key, shared] of connections) {
+    if (shared.db !== db) continue;
+    if (--shared.users > 0) return;
+    connections.delete(key);
+  }
+  if (db.open) db.close();
+}
 
 function textOf(value: string | Buffer): string {
   return typeof value === 'string' ? value : value.toString('utf8');
@@ -114,6 +142,7 @@ export class SqliteStore implements KeyvStoreAdapter {
   #indexWrites: { add(indexKey: string, score: number, member: string): void; remove(indexKey: string, member: string): void } | undefined;
   readonly #atomic: Database.Transaction<(batch: AtomicBatch) => boolean>;
   readonly #keysInRange: Stmt<[string, string], string>;
+  #closed = false;
 
   constructor(options: SqliteStoreOptions) {
     const table = options.table ?? 'keyv';
@@ -127,7 +156,7 @@ export class SqliteStore implements KeyvStoreAdapter {
 
     const memory = options.path === ':memory:';
     if (!memory) makeDirectory(path.dirname(path.resolve(options.path)));
-    this.#db = new Database(options.path, { timeout: options.busyTimeoutMs ?? 5000 });
+    this.#db = openConnection(options.path, options.busyTimeoutMs ?? 5000);
     try {
       if (!memory) {
         const mode = this.#db.pragma('journal_mode = WAL', { simple: true });
@@ -138,7 +167,7 @@ export class SqliteStore implements KeyvStoreAdapter {
       this.#db.pragma('journal_size_limit = 67108864');
       this.#db.exec(`CREATE TABLE IF NOT EXISTS "${table}" (key TEXT PRIMARY KEY, value NOT NULL, expires INTEGER)`);
     } catch (error) {
-      this.#db.close();
+      closeConnection(this.#db);
       throw error;
     }
     this.#table = table;
@@ -185,6 +214,12 @@ export class SqliteStore implements KeyvStoreAdapter {
         for (const [indexKey, score, member] of batch.indexAdd) index.add(indexKey, score, member);
         for (const [indexKey, member] of batch.indexRemove) index.remove(indexKey, member);
       }
+      for (const part of batch.joined ?? []) {
+        const other = part.store;
+        if (!this.joins(other)) throw new TypeError('a joined write names a store on another SQLite connection');
+        for (const [key, value] of part.set) other.#set.run(key, value, null);
+        for (const key of part.delete) other.#delete.run(key);
+      }
       return true;
     });
     this.#keysInRange = this.#db.prepare<[string, string], string>(`SELECT key FROM ${t} WHERE key >= ? AND key < ? ORDER BY key`).pluck();
@@ -198,6 +233,11 @@ export class SqliteStore implements KeyvStoreAdapter {
    */
   atomic(batch: AtomicBatch): boolean {
     return this.#atomic.immediate(batch);
+  }
+
+  /** Whether `other` is a store of the same connection: one transaction reaches both tables. */
+  joins(other: unknown): other is SqliteStore {
+    return other instanceof SqliteStore && other.#db === this.#db;
   }
 
   /** Every key that starts with `prefix` (koa-silo's KeyListingAdapter, for its orphan sweep). */
@@ -427,7 +467,9 @@ export class SqliteStore implements KeyvStoreAdapter {
   }
 
   async disconnect(): Promise<void> {
-    if (this.#db.open) this.#db.close();
+    if (this.#closed) return;
+    this.#closed = true;
+    closeConnection(this.#db);
   }
 
   on(event: string, listener: (...args: unknown[]) => void): this {

@@ -21,6 +21,8 @@ export interface Patched {
   region_name: Region;
   is_public: boolean;
   text?: string;
+  /** The UTF-8 size of `text`, when known without counting it. */
+  size?: number;
 }
 
 /** The element texts of a patch that only appends objects to file_data, else undefined. */
@@ -63,7 +65,10 @@ export function applySiloPatch(record: SiloRecord, text: string, patch: SiloPatc
     if (appended) {
       if (appended.length === 0) return fields;
       const body = appended.join(',');
-      return { ...fields, text: text.length === 2 ? `[${body}]` : `${text.slice(0, -1)},${body}]` };
+      const empty = text.length === 2;
+      // The stored size plus the new elements': a 1 MB silo is not counted again for one element.
+      const size = record.size + Buffer.byteLength(body, 'utf8') + (empty ? 0 : 1);
+      return { ...fields, text: empty ? `[${body}]` : `${text.slice(0, -1)},${body}]`, size };
     }
   }
   const data = parseData(text) as SiloData;

@@ -43,6 +43,10 @@ export const MAX_PER_PAGE = 100;
 /** How often a write tries again when another writer committed between its read and its commit. */
 const WRITE_ATTEMPTS = 5;
 
+/** How long an account's plan limits are reused, and for how many accounts at most. */
+const PLAN_TTL_MS = 5_000;
+const PLAN_CACHE_SIZE = 10_000;
+
 /** The six fields a listing shows. */
 function metaOf(record: SiloRecord): SiloMeta {
   return {
@@ -124,15 +128,25 @@ export function createSiloService(storage: SiloStorage, options: SiloServiceOpti
     return head;
   }
 
+  // Account → its plan's limits, briefly cached like the HTTP layer's plan (plans change rarely,
+  // and every write needs them).
+  const planCache = new Map<string, { limits: PlanLimits; until: number }>();
+
   async function limits(account: string): Promise<PlanLimits> {
-    return limitsOf(plans, (await storage.getAccount(account))?.plan);
+    const at = Date.now();
+    const hit = planCache.get(account);
+    if (hit && hit.until > at) return hit.limits;
+    const found = limitsOf(plans, (await storage.getAccount(account))?.plan);
+    if (planCache.size >= PLAN_CACHE_SIZE) planCache.clear();
+    planCache.set(account, { limits: found, until: at + PLAN_TTL_MS });
+    return found;
   }
 
   /** `text`'s UTF-8 size, refused with 413 when over the plan limit. */
-  function sized(text: string, { maxDataBytes }: PlanLimits): { text: string; size: number } {
+  function sized(text: string, { maxDataBytes }: PlanLimits, known?: number): { text: string; size: number } {
     // UTF-8 never takes fewer bytes than UTF-16 code units, so a long text is refused uncounted.
     if (text.length > maxDataBytes) throw new PayloadTooLargeError(maxDataBytes);
-    const size = Buffer.byteLength(text, 'utf8');
+    const size = known ?? Buffer.byteLength(text, 'utf8');
     if (size > maxDataBytes) throw new PayloadTooLargeError(maxDataBytes);
     return { text, size };
   }
@@ -150,11 +164,12 @@ export function createSiloService(storage: SiloStorage, options: SiloServiceOpti
    */
   async function write(account: string, uuid: string, ifMatch: IfMatch, change: Change): Promise<SiloDataRecord> {
     const id = idOf(uuid);
-    // Cheap refusals before taking the lock: a stale If-Match can never become current again.
-    checkIfMatch(await owned(account, id), ifMatch);
+    // A cheap refusal before taking the lock: a stale If-Match can never become current again.
+    if (ifMatch !== undefined) checkIfMatch(await owned(account, id), ifMatch);
     const { historyVersions = DEFAULT_HISTORY_VERSIONS } = await limits(account);
-    return storage.locks.withLock(siloLock(id), async () => {
+    return storage.locks.withLock(siloLock(id), async (contended) => {
       for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
+        if (attempt > 0) await contended();
         const current = await owned(account, id);
         checkIfMatch(current, ifMatch);
         let text: string | undefined;
@@ -268,7 +283,7 @@ export function createSiloService(storage: SiloStorage, options: SiloServiceOpti
       const plan = await limits(account);
       return write(account, uuid, ifMatch, async (current, currentText) => {
         const patched: Patched = applySiloPatch(recordOf(current), await currentText(), patch, plan.maxDataBytes);
-        const data = patched.text === undefined ? undefined : sized(patched.text, plan);
+        const data = patched.text === undefined ? undefined : sized(patched.text, plan, patched.size);
         return { next: { ...nextOf(current, patched), ...(data ? { data } : {}) } };
       });
     },
@@ -276,8 +291,9 @@ export function createSiloService(storage: SiloStorage, options: SiloServiceOpti
     async delete(account: string, uuid: string, ifMatch?: IfMatch): Promise<void> {
       const id = idOf(uuid);
       checkIfMatch(await owned(account, id), ifMatch);
-      await storage.locks.withLock(siloLock(id), async () => {
+      await storage.locks.withLock(siloLock(id), async (contended) => {
         for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
+          if (attempt > 0) await contended();
           const current = await owned(account, id);
           checkIfMatch(current, ifMatch);
           if (await storage.deleteSilo(current)) return;

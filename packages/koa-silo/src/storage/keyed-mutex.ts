@@ -18,7 +18,7 @@ export class KeyedMutex implements Locks {
 
   constructor(private readonly sharesFailure: (error: unknown) => boolean = () => false) {}
 
-  async withLock<T>(name: string, fn: () => Promise<T>): Promise<T> {
+  async withLock<T>(name: string, fn: (contended: () => Promise<void>) => Promise<T>): Promise<T> {
     const previous = this.#tails.get(name);
     let release!: (outcome: Outcome) => void;
     const held = new Promise<Outcome>((resolve) => {
@@ -33,7 +33,7 @@ export class KeyedMutex implements Locks {
         outcome = before;
         throw before.failure;
       }
-      return await fn();
+      return await fn(async () => undefined);
     } catch (error) {
       if (outcome === undefined && this.sharesFailure(error)) outcome = { failure: error };
       throw error;

@@ -6,9 +6,12 @@
  *
  * Every write that a lock guards also commits by compare-and-swap against the state it read
  * (a silo's head, an account's key list): the lock only orders writers so that they seldom
- * collide; it is not what keeps them correct. So a caller that has waited `waitMs` without
- * getting the lock (its holder is alive but slow) goes ahead without it instead of failing a
- * healthy request with a 503: the compare-and-swap fences it against the holder's commit.
+ * collide; it is not what keeps them correct. Hence two economies:
+ * - A writer takes no lease while nobody holds one: it reads the lease record, goes ahead, and
+ *   takes the lease only when its commit lost to another process's (`contended`). A server alone
+ *   on its store pays one read per write, not a lease's two writes.
+ * - A caller that has waited `waitMs` without getting the lock (its holder is alive but slow)
+ *   goes ahead without it instead of failing a healthy request with a 503.
  *
  * Within one process, callers first queue on an in-process mutex, so only one of them at a time
  * polls the store: 100 concurrent writers of one silo cost one poller per process, not 100. When
@@ -32,6 +35,8 @@ export const DEFAULT_LOCK_TIMING: LockTiming = { ttlMs: 3_000, waitMs: 10_000 };
 
 /** Where leases live: one record per lock name, holding its holder's token until it expires. */
 export interface LeaseStore {
+  /** Whether someone holds a live lease. */
+  isHeld(key: string): Promise<boolean>;
   /** Takes the lease if nobody holds a live one; true when taken. */
   take(key: string, token: string, ttlMs: number): Promise<boolean>;
   /** Extends the lease if `token` still holds it; false when it was lost. */
@@ -49,18 +54,24 @@ export class LeaseLocks implements Locks {
     private readonly timing: LockTiming = DEFAULT_LOCK_TIMING,
   ) {}
 
-  withLock<T>(name: string, fn: () => Promise<T>): Promise<T> {
+  withLock<T>(name: string, fn: (contended: () => Promise<void>) => Promise<T>): Promise<T> {
     return this.#local.withLock(name, async () => {
       const key = this.keyOf(name);
       const token = randomBytes(12).toString('base64url');
-      if (!(await this.#acquire(key, token))) return fn();
-      const renewal = this.#renewWhileHeld(key, token);
+      let renewal: { stop(): void } | undefined;
+      const hold = async () => {
+        if (!renewal && (await this.#acquire(key, token))) renewal = this.#renewWhileHeld(key, token);
+      };
+      // Another process is writing under the lock: queue behind it rather than race it.
+      if (await this.leases.isHeld(key)) await hold();
       try {
-        return await fn();
+        return await fn(hold);
       } finally {
-        renewal.stop();
-        // A failed release only leaves the lease to expire: it must not replace fn's outcome.
-        await this.leases.release(key, token).catch(() => undefined);
+        if (renewal) {
+          renewal.stop();
+          // A failed release only leaves the lease to expire: it must not replace fn's outcome.
+          await this.leases.release(key, token).catch(() => undefined);
+        }
       }
     });
   }

@@ -14,6 +14,10 @@ const RELEASE_WAIT_MS = 250;
 export class RedisLeases implements LeaseStore {
   constructor(private readonly redis: RedisNative) {}
 
+  async isHeld(key: string): Promise<boolean> {
+    return Number(await this.redis.send(['EXISTS', this.redis.redisKey(key)])) === 1;
+  }
+
   async take(key: string, token: string, ttlMs: number): Promise<boolean> {
     const raw = this.redis.redisKey(key);
     try {
@@ -27,7 +31,7 @@ export class RedisLeases implements LeaseStore {
   }
 
   async renew(key: string, token: string, ttlMs: number): Promise<boolean> {
-    return (await this.redis.send(['EVAL', RENEW_SCRIPT, '1', this.redis.redisKey(key), token, String(ttlMs)])) === 1;
+    return (await this.redis.script(RENEW_SCRIPT, [this.redis.redisKey(key)], [token, String(ttlMs)])) === 1;
   }
 
   /**
@@ -37,7 +41,7 @@ export class RedisLeases implements LeaseStore {
    * does not hold a finished write's response for a second storage time limit.
    */
   async release(key: string, token: string): Promise<void> {
-    const released = this.redis.send(['EVAL', RELEASE_SCRIPT, '1', this.redis.redisKey(key), token]).catch(() => undefined);
+    const released = this.redis.script(RELEASE_SCRIPT, [this.redis.redisKey(key)], [token]).catch(() => undefined);
     let timer: NodeJS.Timeout | undefined;
     const waited = new Promise<void>((resolve) => {
       timer = setTimeout(resolve, RELEASE_WAIT_MS);

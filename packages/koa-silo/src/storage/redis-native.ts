@@ -7,7 +7,16 @@
  */
 import type { Keyv } from 'keyv';
 import type { KeyvTextStore } from './keyv-text-store.js';
+import { createHash } from 'node:crypto';
 import { guarded } from './storage-guard.js';
+
+const shas = new Map<string, string>();
+
+function sha1Of(script: string): string {
+  let sha = shas.get(script);
+  if (sha === undefined) shas.set(script, (sha = createHash('sha1').update(script).digest('hex')));
+  return sha;
+}
 
 /** The one method of a node-redis client that Silo uses. */
 export interface RedisCommandSender {
@@ -17,6 +26,7 @@ export interface RedisCommandSender {
 /** The part of @keyv/redis's KeyvRedis that Silo relies on. */
 interface KeyvRedisLike {
   getClient(): Promise<RedisCommandSender>;
+  readonly client?: unknown;
   createKeyPrefix(key: string, namespace?: string): string;
   namespace?: string | undefined;
   isCluster(): boolean;
@@ -51,6 +61,11 @@ export class RedisNative {
     return new RedisNative(store, text);
   }
 
+  /** Whether `other` talks to Redis through the same client (so one script reaches both). */
+  sharesClient(other: RedisNative): boolean {
+    return this.adapter.client !== undefined && this.adapter.client === other.adapter.client;
+  }
+
   /** The Redis key of a Silo key: Keyv's namespace prefix, then the adapter's. */
   redisKey(key: string): string {
     return this.adapter.createKeyPrefix(this.text.keyvKey(key), this.adapter.namespace);
@@ -61,6 +76,23 @@ export class RedisNative {
     return guarded(`redis ${args[0] ?? ''}`, this.text.timeoutMs, async () => {
       const client = await this.adapter.getClient();
       return client.sendCommand(args);
+    });
+  }
+
+  /**
+   * A Lua script by its SHA1 (EVALSHA), loaded with EVAL the first time the server lacks it: the
+   * script text, and its hashing on the server, are not paid on every call.
+   */
+  script(script: string, keys: readonly string[], args: readonly string[]): Promise<unknown> {
+    return guarded('redis EVALSHA', this.text.timeoutMs, async () => {
+      const client = await this.adapter.getClient();
+      const sha = sha1Of(script);
+      try {
+        return await client.sendCommand(['EVALSHA', sha, String(keys.length), ...keys, ...args]);
+      } catch (error) {
+        if (!String((error as Error | undefined)?.message).startsWith('NOSCRIPT')) throw error;
+        return client.sendCommand(['EVAL', script, String(keys.length), ...keys, ...args]);
+      }
     });
   }
 }

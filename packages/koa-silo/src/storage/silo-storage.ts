@@ -72,7 +72,7 @@ export function createStorage(options: StorageOptions): SiloStorage {
   ) as Record<Region, KeyvTextStore>;
 
   const redis = RedisNative.of(main.keyv, main);
-  const atomic = atomicFor(main, redis);
+  const atomic = atomicFor(main, redis, onError);
   const index = redis ? new RedisListIndex(redis, keys) : sortedListIndexFor(main, keys);
   if (!atomic || !index) throw new UnsupportedStoreError();
   const timing = { ...DEFAULT_LOCK_TIMING, ...options.lockTiming };

@@ -41,8 +41,13 @@ export interface ListIndex {
 
 /** Mutual exclusion by name, for read-modify-write sequences. */
 export interface Locks {
-  /** Runs `fn` while holding the lock `name`; waits for it first. */
-  withLock<T>(name: string, fn: () => Promise<T>): Promise<T>;
+  /**
+   * Runs `fn` while holding the lock `name`; waits for it first. Where the lock is shared with
+   * other processes, `fn` may start without the shared part while nobody holds it (its commits
+   * are fenced by compare-and-swap): it calls `contended()` when a commit lost to another writer,
+   * and holds the whole lock from then on.
+   */
+  withLock<T>(name: string, fn: (contended: () => Promise<void>) => Promise<T>): Promise<T>;
 }
 
 /** How far the atomicity of this storage reaches. */
@@ -66,6 +71,18 @@ export interface AtomicBatch {
   /** Sorted index entries to add (or re-score) and remove: the listing index. */
   indexAdd: [indexKey: string, score: number, member: string][];
   indexRemove: [indexKey: string, member: string][];
+  /**
+   * Writes to other stores that this one's transaction reaches (see AtomicAdapter.joins): a
+   * region's blobs kept in another table of the same database, for example.
+   */
+  joined?: JoinedWrites[];
+}
+
+/** Writes of one batch to another store: `store` is its adapter, keys as that adapter receives them. */
+export interface JoinedWrites {
+  store: unknown;
+  set: [key: string, value: string][];
+  delete: string[];
 }
 
 /**
@@ -76,6 +93,8 @@ export interface AtomicBatch {
  */
 export interface AtomicAdapter {
   atomic(batch: AtomicBatch): Promise<boolean> | boolean;
+  /** Whether this adapter's batches can carry writes to `other` (another adapter) in `joined`. */
+  joins?(other: unknown): boolean;
 }
 
 /** A new silo: what its first version's head says, before storage adds blob and history. */

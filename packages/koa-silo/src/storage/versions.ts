@@ -5,7 +5,9 @@
  * A write puts its new blob first, then commits one atomic batch on the main store (the new head,
  * its history entry, the pruned entries, the listing entry), then removes the blobs that no kept
  * version names any more. A crash at any instant leaves the old silo or the new one, and at most
- * blobs that no head names: the sweep removes those.
+ * blobs that no head names: the sweep removes those. When the main store's transaction reaches a
+ * region's store (the usual set-up: tables of one SQLite file, namespaces of one Redis), its blobs
+ * join the batch instead: one commit, nothing before or after it.
  *
  * Versions that change only metadata share the previous version's blob, so a blob is always named
  * by a run of consecutive versions; pruning version d removes its blob unless version d+1 (the
@@ -80,6 +82,66 @@ export function createVersions(deps: VersionsDeps): Versions {
     await Promise.all([...blobs].map((blob) => store.delete(keys.blob(region, uuid, blob)).catch(() => undefined)));
   }
 
+  /** Whether `region`'s blobs can be written and removed in the main store's atomic batch. */
+  const joinable = new Map(REGIONS.map((r) => [r, regions[r] === main || atomic.joins(regions[r])]));
+
+  /**
+   * The blob writes and removals of one commit, split into what joins the batch (regions kept in
+   * the main store) and what happens around it (blobs put before, blobs removed after).
+   */
+  class BlobChanges {
+    readonly batchSet: [string, string][] = [];
+    readonly batchDelete: string[] = [];
+    readonly #joined = new Map<KeyvTextStore, { store: KeyvTextStore; set: [string, string][]; delete: string[] }>();
+    readonly #before: { region: Region; blob: string; text: string }[] = [];
+    readonly #after: { region: Region; blob: string }[] = [];
+
+    constructor(private readonly uuid: string) {}
+
+    /** The writes to joined stores other than main, for the batch's `joined`. */
+    get joined() {
+      return [...this.#joined.values()];
+    }
+
+    #partOf(region: Region) {
+      const store = regions[region];
+      let part = this.#joined.get(store);
+      if (!part) this.#joined.set(store, (part = { store, set: [], delete: [] }));
+      return part;
+    }
+
+    put(region: Region, blob: string, text: string): void {
+      const key = keys.blob(region, this.uuid, blob);
+      if (!joinable.get(region)) this.#before.push({ region, blob, text });
+      else if (regions[region] === main) this.batchSet.push([key, text]);
+      else this.#partOf(region).set.push([key, text]);
+    }
+
+    remove(region: Region, blobs: Iterable<string>): void {
+      for (const blob of blobs) {
+        const key = keys.blob(region, this.uuid, blob);
+        if (!joinable.get(region)) this.#after.push({ region, blob });
+        else if (regions[region] === main) this.batchDelete.push(key);
+        else this.#partOf(region).delete.push(key);
+      }
+    }
+
+    /** The puts that must land before the commit. */
+    async putBefore(): Promise<void> {
+      await Promise.all(this.#before.map(({ region, blob, text }) => regions[region].set(keys.blob(region, this.uuid, blob), text)));
+    }
+
+    /** Undoes putBefore when the commit did not happen (those blobs have fresh ids: nobody names them). */
+    async undoBefore(): Promise<void> {
+      await Promise.all(this.#before.map(({ region, blob }) => deleteBlobs(region, this.uuid, [blob])));
+    }
+
+    /** The removals that wait for the commit. */
+    async removeAfter(): Promise<void> {
+      await Promise.all(this.#after.map(({ region, blob }) => deleteBlobs(region, this.uuid, [blob])));
+    }
+  }
+
   return {
     async getHead(uuid) {
       return readHead(uuid, await main.get(keys.head(uuid)));
@@ -116,19 +178,23 @@ export function createVersions(deps: VersionsDeps): Versions {
     async createSilo(silo: NewSilo, text: string): Promise<SiloHead> {
       const head: SiloHead = { ...silo, version: 1, etag: newEtag(), blob: newBlobId(1), oldest: 1 };
       const { file_uuid: uuid } = head;
-      await regions[head.region_name].set(keys.blob(head.region_name, uuid, head.blob), text);
+      const blobs = new BlobChanges(uuid);
+      blobs.put(head.region_name, head.blob, text);
+      await blobs.putBefore();
       const committed = await atomic.apply({
         expect: [[keys.head(uuid), undefined]],
         set: [
+          ...blobs.batchSet,
           [keys.head(uuid), headText(head)],
           [keys.version(uuid, 1), JSON.stringify(entryOf(head))],
         ],
         delete: [],
         indexAdd: [[keys.index(head.account), -Date.parse(head.created_at), uuid]],
         indexRemove: [],
+        joined: blobs.joined,
       });
       if (!committed) {
-        await deleteBlobs(head.region_name, uuid, [head.blob]);
+        await blobs.undoBefore();
         throw new Error(`a silo ${uuid} exists already`);
       }
       return head;
@@ -185,38 +251,41 @@ export function createVersions(deps: VersionsDeps): Versions {
           if (!renamed.has(current.blob)) renamed.set(current.blob, newBlobId(current.version));
           head.blob = renamed.get(current.blob)!;
         }
-        await Promise.all(
-          [...renamed].map(async ([blob, copy]) => {
-            const text = await regions[from].get(keys.blob(from, uuid, blob));
-            if (text !== undefined) await regions[to].set(keys.blob(to, uuid, copy), text);
-          }),
-        );
       }
-      if (next.data) await regions[to].set(keys.blob(to, uuid, head.blob), next.data.text);
+      const blobs = new BlobChanges(uuid);
+      await Promise.all(
+        [...renamed].map(async ([blob, copy]) => {
+          const text = await regions[from].get(keys.blob(from, uuid, blob));
+          if (text !== undefined) blobs.put(to, copy, text);
+        }),
+      );
+      if (next.data) blobs.put(to, head.blob, next.data.text);
+      await blobs.putBefore();
       if (Date.now() - started > GRACE_SHARE * DEFAULT_SWEEP_GRACE_MS) {
         // Blobs this old may already be swept as orphans: committing them could name a lost blob.
-        await deleteBlobs(to, uuid, next.data ? [head.blob] : []);
+        await blobs.undoBefore();
         throw new StorageUnavailableError(new Error(`a write of silo ${uuid} took too long to commit`));
       }
+      blobs.remove(from, moving ? new Set([...renamed.keys(), ...freed, current.blob]) : freed);
 
       const committed = await atomic.apply({
         expect: [[keys.head(uuid), headText(current)]],
         set: [
+          ...blobs.batchSet,
           [keys.head(uuid), headText(head)],
           [keys.version(uuid, version), JSON.stringify(entryOf(head))],
           ...rewritten.map((e): [string, string] => [keys.version(uuid, e.version), JSON.stringify(e)]),
         ],
-        delete: dropped.map((v) => keys.version(uuid, v)),
+        delete: [...dropped.map((v) => keys.version(uuid, v)), ...blobs.batchDelete],
         indexAdd: [],
         indexRemove: [],
+        joined: blobs.joined,
       });
       if (!committed) {
-        // The blobs of this attempt are its own (fresh ids): nobody else names them.
-        await deleteBlobs(to, uuid, [...(next.data ? [head.blob] : []), ...(moving ? renamed.values() : [])]);
+        await blobs.undoBefore();
         return undefined;
       }
-      if (moving) await deleteBlobs(from, uuid, new Set([...renamed.keys(), ...freed, current.blob]));
-      else await deleteBlobs(from, uuid, freed);
+      await blobs.removeAfter();
       return head;
     },
 
@@ -224,16 +293,18 @@ export function createVersions(deps: VersionsDeps): Versions {
       const uuid = current.file_uuid;
       const kept = range(current.oldest, current.version);
       const entries = await getVersions(uuid, kept);
+      const blobs = new BlobChanges(uuid);
+      blobs.remove(current.region_name, new Set([current.blob, ...entries.flatMap((e) => (e ? [e.blob] : []))]));
       const committed = await atomic.apply({
         expect: [[keys.head(uuid), headText(current)]],
         set: [],
-        delete: [keys.head(uuid), ...kept.map((v) => keys.version(uuid, v))],
+        delete: [keys.head(uuid), ...kept.map((v) => keys.version(uuid, v)), ...blobs.batchDelete],
         indexAdd: [],
         indexRemove: [[keys.index(current.account), uuid]],
+        joined: blobs.joined,
       });
       if (!committed) return false;
-      const blobs = new Set([current.blob, ...entries.flatMap((e) => (e ? [e.blob] : []))]);
-      await deleteBlobs(current.region_name, uuid, blobs);
+      await blobs.removeAfter();
       return true;
     },
 
