@@ -7,7 +7,7 @@
  * 5 of the test Redis, removed afterwards).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -24,6 +24,17 @@ const haveRedis = await redisAvailable();
 if (!haveRedis && process.env.CI === 'true') throw new Error('Redis is required in CI for the dead lock owner test');
 
 const TTL_MS = 1_000;
+
+/** The fields of the silo the test writes (its uuid is fresh per test). */
+const SILO = {
+  file_name: 'dead-lock',
+  region_name: 'api' as const,
+  is_public: false,
+  created_at: '2026-01-01T00:00:00.000Z',
+  updated_at: '2026-01-01T00:00:00.000Z',
+  account: 'dead-lock',
+  size: 7,
+};
 /** Far above the TTL: a takeover within it is the lease expiring, not the wait giving up. */
 const WAIT_MS = 20_000;
 const namespace = `silo-dead-lock-${process.pid}-${randomBytes(4).toString('hex')}`;
@@ -67,20 +78,34 @@ function suite(label: string, where: () => string, open: () => SiloStorage, skip
     it('a lock whose holder was killed is taken over once its lease expires', async () => {
       const storage = open();
       try {
-        const child = await holder(where(), 'silo:dead');
-        // Alive, the holder keeps its lease past the TTL: nobody else gets in.
-        const early = await Promise.race([
-          storage.locks.withLock('silo:dead', async () => 'entered'),
-          sleep(TTL_MS * 3).then(() => 'waiting'),
-        ]);
+        const head = await storage.createSilo({ ...SILO, file_uuid: randomUUID() }, '{"v":1}');
+        const name = `silo:${head.file_uuid}`;
+        const child = await holder(where(), name);
+        // A write's commit carries the lock's fence: it fails while the holder is alive.
+        const next = { ...head, updated_at: new Date().toISOString(), data: { text: '{"v":2}', size: 7 } };
+        const fenced = await storage.locks.withLock(name, (lock) => storage.writeVersion(head, next, 5, lock.fence));
+        expect(fenced, 'a commit fenced by a live lease').toBeUndefined();
+        // Then the writer waits for the lock: alive, the holder keeps it past the TTL.
+        const waitForLock = () =>
+          storage.locks.withLock(name, async (lock) => {
+            await lock.contended();
+            return 'entered';
+          });
+        const early = await Promise.race([waitForLock(), sleep(TTL_MS * 3).then(() => 'waiting')]);
         expect(early).toBe('waiting');
         const killedAt = performance.now();
         await killed(child);
         // The waiter started above gets in once the dead lease expires (its promise is ignored);
         // a fresh writer too, and long before WAIT_MS.
-        await storage.locks.withLock('silo:dead', async () => undefined);
+        await waitForLock();
         const tookOver = performance.now() - killedAt;
         expect(tookOver).toBeLessThan(WAIT_MS / 2);
+        // And the write that was fenced goes through under the lock it now holds.
+        const written = await storage.locks.withLock(name, async (lock) => {
+          await lock.contended();
+          return storage.writeVersion(head, next, 5, lock.fence);
+        });
+        expect(written?.version).toBe(2);
         console.log(`[reliability] ${label}: a lock whose holder got kill -9 was taken over ${Math.round(tookOver)} ms after the kill (lease ${TTL_MS} ms)`);
       } finally {
         await storage.close();

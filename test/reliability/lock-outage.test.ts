@@ -49,7 +49,15 @@ describe.skipIf(!canRun)('silo locks while Redis hangs', () => {
     let results: PromiseSettledResult<string>[];
     const started = performance.now();
     try {
-      results = await Promise.allSettled(Array.from({ length: 20 }, () => one.locks.withLock('silo:x', async () => 'ran')));
+      // Writers whose commits lost take the shared lock: the first one's SET meets the freeze.
+      results = await Promise.allSettled(
+        Array.from({ length: 20 }, () =>
+          one.locks.withLock('silo:x', async (lock) => {
+            await lock.contended();
+            return 'ran';
+          }),
+        ),
+      );
     } finally {
       redis.signal('SIGCONT');
     }
@@ -62,7 +70,11 @@ describe.skipIf(!canRun)('silo locks while Redis hangs', () => {
 
     // The SET sent during the freeze ran on resume; its release, queued behind it, freed the lock.
     const taken = performance.now();
-    await expect(two.locks.withLock('silo:x', async () => 'ok')).resolves.toBe('ok');
+    const taker = two.locks.withLock('silo:x', async (lock) => {
+      await lock.contended();
+      return lock.fence().length === 0 ? 'held' : 'not held';
+    });
+    await expect(taker).resolves.toBe('held');
     expect(performance.now() - taken).toBeLessThan(1000);
     console.log(
       `[reliability] locks on a hanging Redis: 20 queued writers failed together in ${Math.round(elapsed)} ms (time limit ${TIMEOUT_MS} ms); ` +

@@ -16,9 +16,9 @@ const main = where.startsWith('sqlite:')
 const storage = createStorage({ main, prefix: namespace, lockTiming: { ttlMs: Number(ttl) } });
 // Alive until killed, as a server is (the lock's renewal timer alone does not keep a process up).
 setInterval(() => undefined, 60_000);
-await storage.locks.withLock(name, async (contended) => {
+await storage.locks.withLock(name, async (lock) => {
   // As a writer whose commit lost to another process's: from then on it holds the shared lock.
-  await contended();
+  await lock.contended();
   process.stdout.write('held\n');
   await new Promise(() => undefined);
 });

@@ -167,15 +167,15 @@ export function createSiloService(storage: SiloStorage, options: SiloServiceOpti
     // A cheap refusal before taking the lock: a stale If-Match can never become current again.
     if (ifMatch !== undefined) checkIfMatch(await owned(account, id), ifMatch);
     const { historyVersions = DEFAULT_HISTORY_VERSIONS } = await limits(account);
-    return storage.locks.withLock(siloLock(id), async (contended) => {
+    return storage.locks.withLock(siloLock(id), async (lock) => {
       for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
-        if (attempt > 0) await contended();
+        if (attempt > 0) await lock.contended();
         const current = await owned(account, id);
         checkIfMatch(current, ifMatch);
         let text: string | undefined;
         const currentText = async () => (text ??= (await load(current)).text);
         const planned = await change(current, currentText);
-        const head = await storage.writeVersion(current, planned.next, historyVersions);
+        const head = await storage.writeVersion(current, planned.next, historyVersions, lock.fence);
         if (head) return { record: recordOf(head), text: planned.text ?? planned.next.data?.text ?? (await currentText()) };
       }
       throw new StorageUnavailableError(new Error(`silo ${id} kept changing under ${WRITE_ATTEMPTS} attempts`));
@@ -291,12 +291,12 @@ export function createSiloService(storage: SiloStorage, options: SiloServiceOpti
     async delete(account: string, uuid: string, ifMatch?: IfMatch): Promise<void> {
       const id = idOf(uuid);
       checkIfMatch(await owned(account, id), ifMatch);
-      await storage.locks.withLock(siloLock(id), async (contended) => {
+      await storage.locks.withLock(siloLock(id), async (lock) => {
         for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
-          if (attempt > 0) await contended();
+          if (attempt > 0) await lock.contended();
           const current = await owned(account, id);
           checkIfMatch(current, ifMatch);
-          if (await storage.deleteSilo(current)) return;
+          if (await storage.deleteSilo(current, lock.fence)) return;
         }
         throw new StorageUnavailableError(new Error(`silo ${id} kept changing under ${WRITE_ATTEMPTS} attempts`));
       });

@@ -37,11 +37,6 @@ export class CasLeases implements LeaseStore {
     return guarded('compareAndSwap', this.store.timeoutMs, async () => this.adapter.compareAndSwap(raw, expected, next));
   }
 
-  async isHeld(key: string): Promise<boolean> {
-    const current = await this.store.get(key);
-    return current !== undefined && expiresAt(current) > Date.now();
-  }
-
   async take(key: string, token: string, ttlMs: number): Promise<boolean> {
     const current = await this.store.get(key);
     const now = Date.now();

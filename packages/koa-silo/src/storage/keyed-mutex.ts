@@ -8,7 +8,10 @@
  * outage in turn: otherwise the n-th writer of a silo would answer only after n storage time
  * limits, and a queue of writers would wait for as long as the storage is away.
  */
-import type { Locks } from './types.js';
+import type { HeldLock, Locks } from './types.js';
+
+/** A lock of this process alone: nothing to fence, nothing more to take. */
+const IN_PROCESS: HeldLock = { fence: () => [], contended: async () => undefined };
 
 /** What a holder leaves to the next caller: the error it shares, or undefined. */
 type Outcome = { failure: unknown } | undefined;
@@ -18,7 +21,7 @@ export class KeyedMutex implements Locks {
 
   constructor(private readonly sharesFailure: (error: unknown) => boolean = () => false) {}
 
-  async withLock<T>(name: string, fn: (contended: () => Promise<void>) => Promise<T>): Promise<T> {
+  async withLock<T>(name: string, fn: (lock: HeldLock) => Promise<T>): Promise<T> {
     const previous = this.#tails.get(name);
     let release!: (outcome: Outcome) => void;
     const held = new Promise<Outcome>((resolve) => {
@@ -33,7 +36,7 @@ export class KeyedMutex implements Locks {
         outcome = before;
         throw before.failure;
       }
-      return await fn(async () => undefined);
+      return await fn(IN_PROCESS);
     } catch (error) {
       if (outcome === undefined && this.sharesFailure(error)) outcome = { failure: error };
       throw error;

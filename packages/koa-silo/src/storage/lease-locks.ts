@@ -7,9 +7,10 @@
  * Every write that a lock guards also commits by compare-and-swap against the state it read
  * (a silo's head, an account's key list): the lock only orders writers so that they seldom
  * collide; it is not what keeps them correct. Hence two economies:
- * - A writer takes no lease while nobody holds one: it reads the lease record, goes ahead, and
- *   takes the lease only when its commit lost to another process's (`contended`). A server alone
- *   on its store pays one read per write, not a lease's two writes.
+ * - A writer takes no lease up front: its commit expects the lease record to be absent (the
+ *   fence), and only when a commit fails (another writer's commit, or a lease held elsewhere)
+ *   does it take the lease (`contended`) and try again. A server alone on its store pays nothing
+ *   for the lock beyond one key checked inside the commit.
  * - A caller that has waited `waitMs` without getting the lock (its holder is alive but slow)
  *   goes ahead without it instead of failing a healthy request with a 503.
  *
@@ -22,7 +23,7 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { StorageUnavailableError } from '../errors.js';
 import { KeyedMutex } from './keyed-mutex.js';
-import type { Locks } from './types.js';
+import type { HeldLock, Locks } from './types.js';
 
 export interface LockTiming {
   /** How long a lease lives unless its holder renews it (a dead holder's lock frees after this). */
@@ -35,8 +36,6 @@ export const DEFAULT_LOCK_TIMING: LockTiming = { ttlMs: 3_000, waitMs: 10_000 };
 
 /** Where leases live: one record per lock name, holding its holder's token until it expires. */
 export interface LeaseStore {
-  /** Whether someone holds a live lease. */
-  isHeld(key: string): Promise<boolean>;
   /** Takes the lease if nobody holds a live one; true when taken. */
   take(key: string, token: string, ttlMs: number): Promise<boolean>;
   /** Extends the lease if `token` still holds it; false when it was lost. */
@@ -54,23 +53,23 @@ export class LeaseLocks implements Locks {
     private readonly timing: LockTiming = DEFAULT_LOCK_TIMING,
   ) {}
 
-  withLock<T>(name: string, fn: (contended: () => Promise<void>) => Promise<T>): Promise<T> {
+  withLock<T>(name: string, fn: (lock: HeldLock) => Promise<T>): Promise<T> {
     return this.#local.withLock(name, async () => {
       const key = this.keyOf(name);
-      const token = randomBytes(12).toString('base64url');
+      // Made only when needed: most writes never take the lease.
+      let token: string | undefined;
       let renewal: { stop(): void } | undefined;
       const hold = async () => {
+        token ??= randomBytes(12).toString('base64url');
         if (!renewal && (await this.#acquire(key, token))) renewal = this.#renewWhileHeld(key, token);
       };
-      // Another process is writing under the lock: queue behind it rather than race it.
-      if (await this.leases.isHeld(key)) await hold();
       try {
-        return await fn(hold);
+        return await fn({ fence: () => (renewal ? [] : [[key, undefined]]), contended: hold });
       } finally {
         if (renewal) {
           renewal.stop();
           // A failed release only leaves the lease to expire: it must not replace fn's outcome.
-          await this.leases.release(key, token).catch(() => undefined);
+          await this.leases.release(key, token!).catch(() => undefined);
         }
       }
     });

@@ -14,10 +14,6 @@ const RELEASE_WAIT_MS = 250;
 export class RedisLeases implements LeaseStore {
   constructor(private readonly redis: RedisNative) {}
 
-  async isHeld(key: string): Promise<boolean> {
-    return Number(await this.redis.send(['EXISTS', this.redis.redisKey(key)])) === 1;
-  }
-
   async take(key: string, token: string, ttlMs: number): Promise<boolean> {
     const raw = this.redis.redisKey(key);
     try {

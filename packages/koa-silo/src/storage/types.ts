@@ -42,12 +42,21 @@ export interface ListIndex {
 /** Mutual exclusion by name, for read-modify-write sequences. */
 export interface Locks {
   /**
-   * Runs `fn` while holding the lock `name`; waits for it first. Where the lock is shared with
-   * other processes, `fn` may start without the shared part while nobody holds it (its commits
-   * are fenced by compare-and-swap): it calls `contended()` when a commit lost to another writer,
-   * and holds the whole lock from then on.
+   * Runs `fn` while holding the lock `name` within this process (callers of one name run one
+   * after another). Where the lock is shared with other processes, `fn` starts without the
+   * shared part: its commits carry `lock.fence()`, so that they fail while another process holds
+   * the lock, and after a failed commit it calls `lock.contended()`, which waits for the shared
+   * lock and holds it from then on.
    */
-  withLock<T>(name: string, fn: (contended: () => Promise<void>) => Promise<T>): Promise<T>;
+  withLock<T>(name: string, fn: (lock: HeldLock) => Promise<T>): Promise<T>;
+}
+
+/** What a caller of Locks.withLock holds. */
+export interface HeldLock {
+  /** Expectations for a commit: that nobody else holds the shared lock ([] once this caller holds it). */
+  fence(): [key: string, value: undefined][];
+  /** Takes the shared lock (waiting for its holder), for the attempts after a failed commit. */
+  contended(): Promise<void>;
 }
 
 /** How far the atomicity of this storage reaches. */
@@ -156,9 +165,9 @@ export interface SiloStorage {
    * moving the whole history when the region changes. Undefined when `current` was no longer
    * the silo's head (a concurrent writer won): nothing was committed.
    */
-  writeVersion(current: SiloHead, next: NextVersion, keep: number): Promise<SiloHead | undefined>;
+  writeVersion(current: SiloHead, next: NextVersion, keep: number, fence?: HeldLock['fence']): Promise<SiloHead | undefined>;
   /** Removes the silo, its history and its listing entry as one commit; false as writeVersion. */
-  deleteSilo(current: SiloHead): Promise<boolean>;
+  deleteSilo(current: SiloHead, fence?: HeldLock['fence']): Promise<boolean>;
 
   /** Removes blobs that no committed version names (left by a crash), older than `graceMs`. */
   sweep(graceMs?: number): Promise<SweepReport>;

@@ -22,7 +22,7 @@ import type { KeyvTextStore } from './keyv-text-store.js';
 import { upgradeLegacySilo } from './legacy.js';
 import { listKeysWithPrefix } from './list-keys.js';
 import type { StorageKeys } from './storage-keys.js';
-import type { Locks, NewSilo, NextVersion, SiloHead, SiloStorage, SweepReport, VersionEntry } from './types.js';
+import type { HeldLock, Locks, NewSilo, NextVersion, SiloHead, SiloStorage, SweepReport, VersionEntry } from './types.js';
 
 export interface VersionsDeps {
   main: KeyvTextStore;
@@ -200,7 +200,7 @@ export function createVersions(deps: VersionsDeps): Versions {
       return head;
     },
 
-    async writeVersion(current: SiloHead, next: NextVersion, keep: number): Promise<SiloHead | undefined> {
+    async writeVersion(current: SiloHead, next: NextVersion, keep: number, fence: HeldLock['fence'] = () => []): Promise<SiloHead | undefined> {
       const started = Date.now();
       const uuid = current.file_uuid;
       const version = current.version + 1;
@@ -269,7 +269,7 @@ export function createVersions(deps: VersionsDeps): Versions {
       blobs.remove(from, moving ? new Set([...renamed.keys(), ...freed, current.blob]) : freed);
 
       const committed = await atomic.apply({
-        expect: [[keys.head(uuid), headText(current)]],
+        expect: [[keys.head(uuid), headText(current)], ...fence()],
         set: [
           ...blobs.batchSet,
           [keys.head(uuid), headText(head)],
@@ -289,14 +289,14 @@ export function createVersions(deps: VersionsDeps): Versions {
       return head;
     },
 
-    async deleteSilo(current: SiloHead): Promise<boolean> {
+    async deleteSilo(current: SiloHead, fence: HeldLock['fence'] = () => []): Promise<boolean> {
       const uuid = current.file_uuid;
       const kept = range(current.oldest, current.version);
       const entries = await getVersions(uuid, kept);
       const blobs = new BlobChanges(uuid);
       blobs.remove(current.region_name, new Set([current.blob, ...entries.flatMap((e) => (e ? [e.blob] : []))]));
       const committed = await atomic.apply({
-        expect: [[keys.head(uuid), headText(current)]],
+        expect: [[keys.head(uuid), headText(current)], ...fence()],
         set: [],
         delete: [keys.head(uuid), ...kept.map((v) => keys.version(uuid, v)), ...blobs.batchDelete],
         indexAdd: [],
