@@ -432,6 +432,41 @@ export function storageContract(name: string, makeKeyv: MakeKeyv, options: Stora
         expect((await silos.readData('sg-01-api', made.file_uuid, ACCOUNT_A)).text).toBe('{"kept":true}');
       });
 
+      it('stores appends as tails: every version reads whole, pruning and moves keep the blobs exact', { timeout: 30_000 }, async () => {
+        const { storage } = await setup('separate');
+        const services = createServices(storage, { plans });
+        await services.accounts.createAccount(ACCOUNT_A);
+        const { silos } = services;
+        const made = await silos.create(ACCOUNT_A, { file_name: 't', file_data: [] });
+        const append = (value: object) =>
+          silos.patch(ACCOUNT_A, made.file_uuid, { type: 'json-patch', operations: [{ op: 'add', path: '/file_data/-', value }] });
+        const expected = (n: number) => JSON.stringify(Array.from({ length: n }, (_, i) => ({ i })));
+        // Past the tail limit (32), so that some write stores the data whole again.
+        for (let i = 0; i < 40; i++) {
+          const written = await append({ i });
+          expect(written.text).toBe(expected(i + 1));
+          expect(written.record.size).toBe(Buffer.byteLength(expected(i + 1)));
+        }
+        expect((await silos.read(ACCOUNT_A, made.file_uuid)).text).toBe(expected(40));
+        // Versions 2–33 each added a tail blob; version 34 was stored whole; 35–41 added 7 tails.
+        expect((await storage.getHead(made.file_uuid))?.tail).toHaveLength(7);
+        expect(await historyOf(silos, made.file_uuid)).toEqual([41, 40, 39]);
+        for (const v of [41, 40, 39]) expect((await silos.version(ACCOUNT_A, made.file_uuid, v)).text).toBe(expected(v - 1));
+        // Only the blobs of kept versions remain: nothing for the sweep, whatever its grace.
+        expect((await storage.sweep(0)).removed).toBe(0);
+        // A move takes tails along, a restore reads a version with a tail, an update replaces both.
+        await silos.update(ACCOUNT_A, made.file_uuid, { region_name: 'sg-01-api' });
+        expect((await silos.readData('sg-01-api', made.file_uuid, ACCOUNT_A)).text).toBe(expected(40));
+        expect((await silos.version(ACCOUNT_A, made.file_uuid, 40)).text).toBe(expected(39));
+        const restored = await silos.restore(ACCOUNT_A, made.file_uuid, 40);
+        expect(restored.text).toBe(expected(39));
+        await append({ i: 39 });
+        expect((await silos.read(ACCOUNT_A, made.file_uuid)).text).toBe(expected(40));
+        expect((await storage.sweep(0)).removed).toBe(0);
+        await silos.delete(ACCOUNT_A, made.file_uuid);
+        expect((await storage.sweep(0)).scanned).toBe(0);
+      });
+
       it('applies every one of 100 concurrent appends, in some order, none lost or doubled', { timeout: 30_000 }, async () => {
         const { storage } = await setup('separate');
         const { silos } = await withAccounts(storage);

@@ -23,6 +23,8 @@ export interface Patched {
   text?: string;
   /** The UTF-8 size of `text`, when known without counting it. */
   size?: number;
+  /** When the patch only appended elements to the array: their texts, comma-separated. */
+  appended?: string;
 }
 
 /** The element texts of a patch that only appends objects to file_data, else undefined. */
@@ -68,7 +70,7 @@ export function applySiloPatch(record: SiloRecord, text: string, patch: SiloPatc
       const empty = text.length === 2;
       // The stored size plus the new elements': a 1 MB silo is not counted again for one element.
       const size = record.size + Buffer.byteLength(body, 'utf8') + (empty ? 0 : 1);
-      return { ...fields, text: empty ? `[${body}]` : `${text.slice(0, -1)},${body}]`, size };
+      return { ...fields, text: empty ? `[${body}]` : `${text.slice(0, -1)},${body}]`, size, appended: body };
     }
   }
   const data = parseData(text) as SiloData;

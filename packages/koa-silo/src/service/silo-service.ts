@@ -283,7 +283,10 @@ export function createSiloService(storage: SiloStorage, options: SiloServiceOpti
       const plan = await limits(account);
       return write(account, uuid, ifMatch, async (current, currentText) => {
         const patched: Patched = applySiloPatch(recordOf(current), await currentText(), patch, plan.maxDataBytes);
-        const data = patched.text === undefined ? undefined : sized(patched.text, plan, patched.size);
+        const data =
+          patched.text === undefined
+            ? undefined
+            : { ...sized(patched.text, plan, patched.size), ...(patched.appended !== undefined ? { appended: patched.appended } : {}) };
         return { next: { ...nextOf(current, patched), ...(data ? { data } : {}) } };
       });
     },
@@ -316,7 +319,7 @@ export function createSiloService(storage: SiloStorage, options: SiloServiceOpti
     async version(account: string, uuid: string, version: number): Promise<VersionData> {
       const head = await owned(account, idOf(uuid));
       const entry = await historyEntry(head, version);
-      const text = entry && (await storage.getBlob(head.region_name, head.file_uuid, entry.blob));
+      const text = entry && (await storage.getVersionData(head.region_name, head.file_uuid, entry));
       if (!entry || text === undefined) throw new NotFoundError(`Version ${version} is not in this silo's history`);
       return { info: infoOf(entry), text };
     },
@@ -324,7 +327,7 @@ export function createSiloService(storage: SiloStorage, options: SiloServiceOpti
     restore(account: string, uuid: string, version: number, ifMatch?: IfMatch): Promise<SiloDataRecord> {
       return write(account, uuid, ifMatch, async (current) => {
         const entry = await historyEntry(current, version);
-        const text = entry && (await storage.getBlob(current.region_name, current.file_uuid, entry.blob));
+        const text = entry && (await storage.getVersionData(current.region_name, current.file_uuid, entry));
         if (!entry || text === undefined) throw new NotFoundError(`Version ${version} is not in this silo's history`);
         return { next: { ...nextOf(current, {}), data: { text, size: entry.size } } };
       });

@@ -16,6 +16,11 @@ export interface StoredKey extends KeyInfo {
 export interface SiloHead extends SiloRecord {
   /** The blob (in the head's region) holding this version's file_data. */
   blob: string;
+  /**
+   * Blobs of elements appended to an array silo since `blob` was written, in order: the data is
+   * `blob`'s array with each tail's elements added at its end (see blob-text.ts). Absent: none.
+   */
+  tail?: string[];
   /** The oldest version still in history; every version from it to `version` is kept. */
   oldest: number;
 }
@@ -25,6 +30,7 @@ export interface VersionEntry extends VersionInfo {
   /** Opaque tag of this version (the ETag it had). */
   etag: string;
   blob: string;
+  tail?: string[];
 }
 
 /** One page of an account's listing index: silo uuids newest first, and the true total. */
@@ -115,8 +121,12 @@ export interface NextVersion {
   region_name: Region;
   is_public: boolean;
   updated_at: string;
-  /** New file_data: its exact text and UTF-8 size. Undefined keeps the current data. */
-  data?: { text: string; size: number };
+  /**
+   * New file_data: its exact text and UTF-8 size. Undefined keeps the current data. `appended`
+   * says that the text is the current array with these elements (their texts, comma-separated)
+   * added at its end: storage may then store only them.
+   */
+  data?: { text: string; size: number; appended?: string };
 }
 
 export interface SweepReport {
@@ -149,8 +159,8 @@ export interface SiloStorage {
   getHeads(uuids: string[]): Promise<(SiloHead | undefined)[]>;
   /** History entries (undefined where pruned or never written). */
   getVersions(uuid: string, versions: number[]): Promise<(VersionEntry | undefined)[]>;
-  /** The text of one blob, or undefined when it is gone. */
-  getBlob(region: Region, uuid: string, blob: string): Promise<string | undefined>;
+  /** The data of one version (a history entry), or undefined when its blobs are gone. */
+  getVersionData(region: Region, uuid: string, entry: Pick<VersionEntry, 'blob' | 'tail'>): Promise<string | undefined>;
   /**
    * The data of `head`'s version, also when a move or a prune since the head was read took its
    * blob away (then from the silo's new region, or the newest version's, with that head).

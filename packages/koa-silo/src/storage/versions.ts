@@ -9,14 +9,17 @@
  * region's store (the usual set-up: tables of one SQLite file, namespaces of one Redis), its blobs
  * join the batch instead: one commit, nothing before or after it.
  *
- * Versions that change only metadata share the previous version's blob, so a blob is always named
- * by a run of consecutive versions; pruning version d removes its blob unless version d+1 (the
- * oldest version kept, or the new one) names it too. A region move copies every kept blob to the
+ * Versions that change only metadata share the previous version's blobs, and an append to an array
+ * silo stores only the new elements, as one more blob in the version's tail (see blob-text.ts; up
+ * to MAX_TAIL, then the next write stores the data whole again). So a blob is always named by a
+ * run of consecutive versions; pruning version d removes its blobs unless version d+1 (the oldest
+ * version kept, or the new one) names them too. A region move copies every kept blob to the
  * new region before its commit and removes them from the old region after it.
  */
 import { StorageUnavailableError } from '../errors.js';
 import { REGIONS, type Region } from '../service/types.js';
 import type { Atomic } from './atomic.js';
+import { joinTail } from './blob-text.js';
 import { blobMadeAt, newBlobId, newEtag } from './ids.js';
 import type { KeyvTextStore } from './keyv-text-store.js';
 import { upgradeLegacySilo } from './legacy.js';
@@ -34,7 +37,7 @@ export interface VersionsDeps {
 
 type Versions = Pick<
   SiloStorage,
-  'getHead' | 'getHeads' | 'getVersions' | 'getBlob' | 'readData' | 'createSilo' | 'writeVersion' | 'deleteSilo' | 'sweep'
+  'getHead' | 'getHeads' | 'getVersions' | 'getVersionData' | 'readData' | 'createSilo' | 'writeVersion' | 'deleteSilo' | 'sweep'
 >;
 
 /** Blobs younger than this are left to the write that made them. */
@@ -42,6 +45,14 @@ export const DEFAULT_SWEEP_GRACE_MS = 60_000;
 
 /** A write commits only if it took less than this share of the sweep's grace period. */
 const GRACE_SHARE = 0.5;
+
+/** Appends a version's data may carry before a write stores it whole: a read joins at most this many blobs. */
+const MAX_TAIL = 32;
+
+/** Every blob that holds part of a version's data. */
+function blobsOf(entry: Pick<VersionEntry, 'blob' | 'tail'>): string[] {
+  return entry.tail ? [entry.blob, ...entry.tail] : [entry.blob];
+}
 
 function entryOf(head: SiloHead): VersionEntry {
   return {
@@ -53,6 +64,7 @@ function entryOf(head: SiloHead): VersionEntry {
     size: head.size,
     etag: head.etag,
     blob: head.blob,
+    ...(head.tail ? { tail: head.tail } : {}),
   };
 }
 
@@ -69,6 +81,14 @@ export function createVersions(deps: VersionsDeps): Versions {
   async function readHead(uuid: string, raw: string | undefined): Promise<SiloHead | undefined> {
     if (raw !== undefined) return JSON.parse(raw) as SiloHead;
     return upgradeLegacySilo(deps, uuid);
+  }
+
+  /** A version's data joined from its blobs in `region`, or undefined when one is gone. */
+  async function readBlobs(region: Region, uuid: string, entry: Pick<VersionEntry, 'blob' | 'tail'>): Promise<string | undefined> {
+    if (!entry.tail) return regions[region].get(keys.blob(region, uuid, entry.blob));
+    const texts = await regions[region].getMany(blobsOf(entry).map((blob) => keys.blob(region, uuid, blob)));
+    if (texts.some((text) => text === undefined)) return undefined;
+    return joinTail(texts[0]!, texts.slice(1) as string[]);
   }
 
   async function getVersions(uuid: string, versions: number[]): Promise<(VersionEntry | undefined)[]> {
@@ -154,13 +174,11 @@ export function createVersions(deps: VersionsDeps): Versions {
 
     getVersions,
 
-    getBlob(region, uuid, blob) {
-      return regions[region].get(keys.blob(region, uuid, blob));
-    },
+    getVersionData: readBlobs,
 
     async readData(head: SiloHead): Promise<{ head: SiloHead; text: string } | undefined> {
       const uuid = head.file_uuid;
-      const text = await regions[head.region_name].get(keys.blob(head.region_name, uuid, head.blob));
+      const text = await readBlobs(head.region_name, uuid, head);
       if (text !== undefined) return { head, text };
       // Gone since the head was read: a move renamed it (history has its new name) or pruning
       // removed it (then the newest version is as good an answer as any later read would get).
@@ -168,8 +186,8 @@ export function createVersions(deps: VersionsDeps): Versions {
         const now = await readHead(uuid, await main.get(keys.head(uuid)));
         if (!now) return undefined;
         const [entry] = now.version === head.version ? [now] : await getVersions(uuid, [head.version]);
-        const wanted = entry ? { head, blob: entry.blob } : { head: now, blob: now.blob };
-        const found = await regions[now.region_name].get(keys.blob(now.region_name, uuid, wanted.blob));
+        const wanted = entry ? { head, blobs: entry } : { head: now, blobs: now };
+        const found = await readBlobs(now.region_name, uuid, wanted.blobs);
         if (found !== undefined) return { head: wanted.head, text: found };
       }
       return undefined;
@@ -208,15 +226,20 @@ export function createVersions(deps: VersionsDeps): Versions {
       const from = current.region_name;
       const to = next.region_name;
       const moving = from !== to;
+      // An append stores only the new elements, as one more tail blob (not on a move: that copies).
+      const appended = !moving && (current.tail?.length ?? 0) < MAX_TAIL ? next.data?.appended : undefined;
+      const { tail: currentTail, ...rest } = current;
+      const tail = appended !== undefined ? [...(currentTail ?? []), newBlobId(version)] : next.data ? undefined : currentTail;
       const head: SiloHead = {
-        ...current,
+        ...rest,
         file_name: next.file_name,
         region_name: to,
         is_public: next.is_public,
         updated_at: next.updated_at,
         version,
         etag: newEtag(),
-        blob: next.data ? newBlobId(version) : current.blob,
+        blob: next.data && appended === undefined ? newBlobId(version) : current.blob,
+        ...(tail ? { tail } : {}),
         size: next.data ? next.data.size : current.size,
         oldest,
       };
@@ -227,12 +250,15 @@ export function createVersions(deps: VersionsDeps): Versions {
       const read = range(current.oldest, last);
       const entries = new Map<number, VersionEntry>();
       (await getVersions(uuid, read)).forEach((entry, i) => entry && entries.set(read[i]!, entry));
-      const blobOf = (v: number) => (v === version ? head.blob : entries.get(v)?.blob);
+      const blobsAt = (v: number): string[] => {
+        const entry = v === version ? head : entries.get(v);
+        return entry ? blobsOf(entry) : [];
+      };
       const dropped = range(current.oldest, oldest - 1);
       const freed = new Set<string>();
       for (const v of dropped) {
-        const blob = blobOf(v);
-        if (blob !== undefined && blob !== blobOf(v + 1)) freed.add(blob);
+        const kept = new Set(blobsAt(v + 1));
+        for (const blob of blobsAt(v)) if (!kept.has(blob)) freed.add(blob);
       }
 
       // A move copies every kept blob under a new id (fresh for the sweep's grace period) and
@@ -240,16 +266,19 @@ export function createVersions(deps: VersionsDeps): Versions {
       const renamed = new Map<string, string>();
       const rewritten: VersionEntry[] = [];
       if (moving) {
+        const copyOf = (blob: string, v: number): string => {
+          let copy = renamed.get(blob);
+          if (copy === undefined) renamed.set(blob, (copy = newBlobId(v)));
+          return copy;
+        };
         for (const v of range(oldest, current.version)) {
           const entry = entries.get(v);
           if (!entry) continue;
-          let copy = renamed.get(entry.blob);
-          if (copy === undefined) renamed.set(entry.blob, (copy = newBlobId(v)));
-          rewritten.push({ ...entry, blob: copy });
+          rewritten.push({ ...entry, blob: copyOf(entry.blob, v), ...(entry.tail ? { tail: entry.tail.map((b) => copyOf(b, v)) } : {}) });
         }
         if (!next.data) {
-          if (!renamed.has(current.blob)) renamed.set(current.blob, newBlobId(current.version));
-          head.blob = renamed.get(current.blob)!;
+          head.blob = copyOf(current.blob, current.version);
+          if (currentTail) head.tail = currentTail.map((b) => copyOf(b, current.version));
         }
       }
       const blobs = new BlobChanges(uuid);
@@ -259,14 +288,15 @@ export function createVersions(deps: VersionsDeps): Versions {
           if (text !== undefined) blobs.put(to, copy, text);
         }),
       );
-      if (next.data) blobs.put(to, head.blob, next.data.text);
+      if (appended !== undefined) blobs.put(to, tail!.at(-1)!, appended);
+      else if (next.data) blobs.put(to, head.blob, next.data.text);
       await blobs.putBefore();
       if (Date.now() - started > GRACE_SHARE * DEFAULT_SWEEP_GRACE_MS) {
         // Blobs this old may already be swept as orphans: committing them could name a lost blob.
         await blobs.undoBefore();
         throw new StorageUnavailableError(new Error(`a write of silo ${uuid} took too long to commit`));
       }
-      blobs.remove(from, moving ? new Set([...renamed.keys(), ...freed, current.blob]) : freed);
+      blobs.remove(from, moving ? new Set([...renamed.keys(), ...freed, ...blobsOf(current)]) : freed);
 
       const committed = await atomic.apply({
         expect: [[keys.head(uuid), headText(current)], ...fence()],
@@ -294,7 +324,7 @@ export function createVersions(deps: VersionsDeps): Versions {
       const kept = range(current.oldest, current.version);
       const entries = await getVersions(uuid, kept);
       const blobs = new BlobChanges(uuid);
-      blobs.remove(current.region_name, new Set([current.blob, ...entries.flatMap((e) => (e ? [e.blob] : []))]));
+      blobs.remove(current.region_name, new Set([...blobsOf(current), ...entries.flatMap((e) => (e ? blobsOf(e) : []))]));
       const committed = await atomic.apply({
         expect: [[keys.head(uuid), headText(current)], ...fence()],
         set: [],
@@ -332,8 +362,10 @@ export function createVersions(deps: VersionsDeps): Versions {
           const head = raw === undefined ? undefined : (JSON.parse(raw) as SiloHead);
           const named = new Set<string>();
           if (head && head.region_name === region) {
-            named.add(head.blob);
-            for (const entry of await getVersions(uuid, range(head.oldest, head.version))) if (entry) named.add(entry.blob);
+            for (const blob of blobsOf(head)) named.add(blob);
+            for (const entry of await getVersions(uuid, range(head.oldest, head.version))) {
+              if (entry) for (const blob of blobsOf(entry)) named.add(blob);
+            }
           }
           const orphans = blobs.filter((blob) => !named.has(blob));
           await deleteBlobs(region, uuid, orphans);
