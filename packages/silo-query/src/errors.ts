@@ -3,11 +3,15 @@
  * validation body: `{"detail": [{"loc": ["query", "idx"], "msg": "...", "type": "int_parsing"}]}`.
  */
 
-/** One problem with the parameters: where (`loc`), what (`msg`, for people), and a stable `type` word. */
+/**
+ * One problem with the parameters: where (`loc`), what (`msg`, for people), a stable `type`
+ * word, and for a limit the limit itself (`ctx`, as in `{"max_length": 10000}`).
+ */
 export interface SiloQueryErrorItem {
   loc: (string | number)[];
   msg: string;
   type: string;
+  ctx?: Record<string, number>;
 }
 
 export class SiloQueryError extends Error {
@@ -40,6 +44,9 @@ export const ErrorType = {
   missing: 'missing',
   /** A LIKE pattern (`value` with `op=lk`/`il`) that ends in an unescaped backslash. */
   likePatternInvalid: 'like_pattern_invalid',
+  /** A LIKE pattern over a cost limit: more than 10 000 code points (`ctx.max_length`), or a
+   * stretch with `_` between two `%` longer than 32 code points (`ctx.max_span`). */
+  likePatternTooLong: 'like_pattern_too_long',
   /** Search (`q`) on data that is not an array (raised when the compiled query runs). */
   searchRequiresArray: 'search_requires_array',
 } as const;

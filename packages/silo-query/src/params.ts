@@ -11,7 +11,7 @@
  */
 import { OUTPUTS, UNSUPPORTED_OUTPUTS, type Output } from './convert.js';
 import { ErrorType, SiloQueryError, type SiloQueryErrorItem } from './errors.js';
-import { compileLike } from './like.js';
+import { likeRefusal, type LikeRefusal } from './like.js';
 import { isCanonicalIndex, parsePath, type Segment } from './path.js';
 import { OPS, type Op } from './search.js';
 
@@ -173,10 +173,10 @@ export function readPlan(params: QueryParams): Plan {
     else fail('op', ErrorType.enum, `Input should be ${quoteList(OPS)}`);
   }
 
-  // A LIKE pattern must not end in an unescaped backslash.
-  if ((op === 'lk' || op === 'il') && one.value !== undefined && !compileLike(one.value, false).ok) {
-    fail('value', ErrorType.likePatternInvalid,
-      'The LIKE pattern ends with an unescaped backslash; write \\\\ for a literal backslash');
+  // A LIKE pattern must be well-formed and within the cost limits (like.ts), checked before any search.
+  if ((op === 'lk' || op === 'il') && one.value !== undefined) {
+    const refusal = likeRefusal(one.value);
+    if (refusal !== undefined) errors.push(likeRefusalIssue(refusal));
   }
 
   if (errors.length > 0) throw new SiloQueryError(sortByParam(errors));
@@ -184,6 +184,23 @@ export function readPlan(params: QueryParams): Plan {
     ? { q, op, value: one.value }
     : undefined;
   return { idx, path, output, search };
+}
+
+/** The 422 item of a refused LIKE pattern (like.ts states the limits and why). */
+function likeRefusalIssue(refusal: LikeRefusal): SiloQueryErrorItem {
+  const loc = ['query', 'value'];
+  switch (refusal.reason) {
+    case 'trailing_escape':
+      return { loc, msg: 'The LIKE pattern ends with an unescaped backslash; write \\\\ for a literal backslash',
+        type: ErrorType.likePatternInvalid };
+    case 'too_long':
+      return { loc, msg: `The LIKE pattern is too long: it has ${refusal.length} characters, at most ${refusal.max} are allowed`,
+        type: ErrorType.likePatternTooLong, ctx: { max_length: refusal.max } };
+    case 'span_too_long':
+      return { loc, msg: `The LIKE pattern has a part between two % that contains _ and spans ${refusal.span} characters ` +
+        `from its first to its last character other than _; such a part may span at most ${refusal.max}`,
+        type: ErrorType.likePatternTooLong, ctx: { max_span: refusal.max } };
+  }
 }
 
 function emptySegmentMessage(name: ParamName, path: string): string {

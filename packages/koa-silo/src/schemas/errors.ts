@@ -25,6 +25,10 @@ export const validationIssue = {
         'model_attributes_type, enum, uuid_parsing, json_invalid, json_too_deep, too_long, string_too_short, ' +
         'greater_than_equal, less_than_equal, or a query word of silo-query.',
     },
+    ctx: {
+      type: 'object',
+      description: 'Details of some types, such as the limit a value went over (`max_length`, `max_span`).',
+    },
   },
   required: ['loc', 'msg', 'type'],
 } as const;
