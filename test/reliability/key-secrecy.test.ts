@@ -132,8 +132,8 @@ describe('key values in logs and error bodies', () => {
     fs.rmSync(dir, { recursive: true, force: true });
     if (figures.length === 2) {
       console.log(
-        `[reliability] key secrecy: ${figures.join('; ')}; no key value in any error body nor in Silo's log lines ` +
-          '(silo serve\'s request log still writes a key pasted into a path or Host: known defect)',
+        `[reliability] key secrecy: ${figures.join('; ')}; no key value in any error body nor in any log line ` +
+          '(keys pasted into a path or Host, percent-encoded or not, are cut from the request log)',
       );
     }
   });

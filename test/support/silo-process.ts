@@ -144,7 +144,7 @@ export interface SiloServer {
   url: string;
   port: number;
   pid: number;
-  /** Keys of the first-start banner, when this start printed one. */
+  /** Keys of the first-start banner (on stderr), when this start printed one. */
   keys: Keys | undefined;
   stdout(): string;
   stderr(): string;
@@ -182,8 +182,8 @@ export async function startSilo(opts: { env: Record<string, string>; cwd: string
     const deadline = setTimeout(() => done(new Error(`silo serve did not listen within ${opts.timeoutMs ?? 10_000} ms\n${stdout}\n${stderr}`)), opts.timeoutMs ?? 10_000);
     const poll = setInterval(() => {
       const line = logs().find((l) => l.msg === 'listening');
-      // The banner, when there is one (`first_start`), is written right after the listening line.
-      if (line && (line.first_start !== true || stdout.includes('More keys:'))) done(undefined, line);
+      // The banner, when there is one (`first_start`), is written to stderr right after the listening line.
+      if (line && (line.first_start !== true || stderr.includes('More keys:'))) done(undefined, line);
     }, 10);
     const onExit = (code: number | null) => done(new Error(`silo serve exited (${code}) before listening\n${stdout}\n${stderr}`));
     child.once('exit', onExit);
@@ -196,8 +196,8 @@ export async function startSilo(opts: { env: Record<string, string>; cwd: string
     }
   });
 
-  const manage = /silo_man_[A-Za-z0-9_-]+/.exec(stdout)?.[0];
-  const access = /silo_acc_[A-Za-z0-9_-]+/.exec(stdout)?.[0];
+  const manage = /silo_man_[A-Za-z0-9_-]+/.exec(stderr)?.[0];
+  const access = /silo_acc_[A-Za-z0-9_-]+/.exec(stderr)?.[0];
   const url = listening.url as string;
   return {
     url,

@@ -33,8 +33,9 @@ export async function startSiloServer(env: Record<string, string>, timeoutMs = 1
   });
   try {
     const listening = await proc.waitFor(/"msg":"listening".*"port":(\d+).*\n/, timeoutMs);
-    // The banner, when printed, follows the listening line at once and ends with the help line;
-    // the listening line says whether it follows (`first_start`).
+    // The banner, when printed (on stderr, which output() interleaves with stdout), follows the
+    // listening line at once and ends with the help line; the listening line says whether it
+    // follows (`first_start`).
     let startEnd = listening.index + listening[0].length;
     let banner: SiloServer['banner'];
     let first = /"first_start":(true|false)/.exec(listening[0])?.[1];
@@ -48,7 +49,7 @@ export async function startSiloServer(env: Record<string, string>, timeoutMs = 1
       const access = /access key "default":\s+(silo_acc_\S+)/.exec(proc.output());
       if (!manage || !access) throw new Error(`could not read the banner:\n${proc.output()}`);
       banner = { manage: manage[1]!, access: access[1]! };
-      startEnd = end.index + end[0].length;
+      startEnd = Math.max(startEnd, end.index + end[0].length);
     }
     return {
       ...proc,

@@ -9,6 +9,7 @@
  */
 import type { Middleware } from 'koa';
 import { Keyv } from 'keyv';
+import { createAdmission, parseGateOf } from './http/admission.js';
 import { createHttp } from './http/middleware.js';
 import { resolveOptions, type SiloOptions } from './options.js';
 import { buildOpenApi } from './schemas/openapi.js';
@@ -44,9 +45,10 @@ export function createSilo(options: SiloOptions = {}): Silo {
     ...(options.storage?.timeoutMs !== undefined ? { timeoutMs: options.storage.timeoutMs } : {}),
     onError: () => undefined,
   });
-  const { accounts, silos } = createServices(storage, { plans: resolved.plans });
+  const admission = createAdmission(resolved);
+  const { accounts, silos } = createServices(storage, { plans: resolved.plans, parseGate: parseGateOf(admission) });
   const openapi = buildOpenApi(resolved);
-  const http = createHttp({ accounts, silos, options: resolved, openapiText: JSON.stringify(openapi) });
+  const http = createHttp({ accounts, silos, options: resolved, admission, openapiText: JSON.stringify(openapi) });
   let closing: Promise<void> | undefined;
   const sweep = () => storage.sweep();
   const sweeper = startSweeper(sweep, resolved.sweepIntervalMs, resolved.logger);

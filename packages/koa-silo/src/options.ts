@@ -52,11 +52,31 @@ export interface SiloOptions {
    * middleware; `'json'` answers 404 `{"detail":"Not Found"}` (for a standalone server).
    */
   notFound?: 'next' | 'json';
-  /** Byte budget of the cache of parsed silo data used by parameterised reads (0 turns it off). Default 64 MB. */
+  /**
+   * Bytes of memory Silo's large data may take: the two caches below plus the work in flight
+   * (request bodies being read, silo data loaded and parsed for queries and patches). Requests
+   * whose data does not fit wait up to `memoryWaitMs`, then answer 503 with Retry-After.
+   * Default 512 MiB, for a server with 1 GB of memory.
+   */
+  memoryBudgetBytes?: number;
+  /** How long a large request waits for room in the memory budget before its 503. Default 2000 ms. */
+  memoryWaitMs?: number;
+  /**
+   * A full garbage collection (V8's `gc`, from `node --expose-gc`), run after large requests
+   * (256 KiB and more) have released a quarter of the budget for requests since the last run. V8 sizes its heap by its own limit
+   * (a quarter to a half of the machine's memory), not by memoryBudgetBytes: without it, garbage of
+   * parsed data piles up to that limit on a large machine. silo-server passes it. Default: none.
+   */
+  collectGarbage?: () => void;
+  /**
+   * Budget of the cache of parsed silo data used by parameterised reads, in estimated bytes of heap
+   * (see http/heap-estimate.ts), 0 turns it off. Part of memoryBudgetBytes. Default: an eighth of it (64 MiB).
+   */
   parsedCacheBytes?: number;
   /**
    * Byte budget of the cache of encoded response bodies of plain data reads and get-silo, one per
-   * silo and version, shared by concurrent responses (0 turns keeping them off). Default 64 MB.
+   * silo and version, shared by concurrent responses (0 turns keeping them off). Part of
+   * memoryBudgetBytes. Default: an eighth of it (64 MiB).
    */
   bodyCacheBytes?: number;
   /** Deepest JSON nesting accepted in a request body. Default 1000. */
@@ -90,6 +110,9 @@ export interface ResolvedOptions {
   trustProxy: boolean;
   requireIfMatch: boolean;
   notFound: 'next' | 'json';
+  memoryBudgetBytes: number;
+  memoryWaitMs: number;
+  collectGarbage?: () => void;
   parsedCacheBytes: number;
   bodyCacheBytes: number;
   maxJsonDepth: number;
@@ -117,6 +140,7 @@ export function resolveOptions(options: SiloOptions = {}): ResolvedOptions {
     }
     plans[name] = { maxDataBytes: plan.maxDataBytes, rateLimitPerMinute: plan.rateLimitPerMinute, historyVersions };
   }
+  const memory = resolveMemory(options);
   const notFound = options.notFound ?? 'next';
   if (notFound !== 'next' && notFound !== 'json') throw new TypeError("notFound must be 'next' or 'json'");
   return {
@@ -127,11 +151,42 @@ export function resolveOptions(options: SiloOptions = {}): ResolvedOptions {
     trustProxy: options.trustProxy ?? false,
     requireIfMatch: options.requireIfMatch ?? false,
     notFound,
-    parsedCacheBytes: options.parsedCacheBytes ?? 64 * 1024 * 1024,
-    bodyCacheBytes: options.bodyCacheBytes ?? 64 * 1024 * 1024,
+    ...memory,
     maxJsonDepth: options.maxJsonDepth ?? 1000,
     logger: options.logger ?? { error: (message, err) => console.error(message, err) },
     sweepIntervalMs: options.sweepIntervalMs ?? DEFAULT_SWEEP_INTERVAL_MS,
+  };
+}
+
+export const DEFAULT_MEMORY_BUDGET_BYTES = 512 * 1024 * 1024;
+export const DEFAULT_MEMORY_WAIT_MS = 2000;
+
+/** The memory budget and the caches' parts of it; the caches must leave at least half of it to requests. */
+function resolveMemory(options: SiloOptions) {
+  const memoryBudgetBytes = options.memoryBudgetBytes ?? DEFAULT_MEMORY_BUDGET_BYTES;
+  if (!(Number.isSafeInteger(memoryBudgetBytes) && memoryBudgetBytes >= 1024 * 1024)) {
+    throw new TypeError('memoryBudgetBytes must be an integer of at least 1 MiB (1048576)');
+  }
+  const memoryWaitMs = options.memoryWaitMs ?? DEFAULT_MEMORY_WAIT_MS;
+  if (!(Number.isSafeInteger(memoryWaitMs) && memoryWaitMs >= 0 && memoryWaitMs <= 60_000)) {
+    throw new TypeError('memoryWaitMs must be an integer from 0 to 60000');
+  }
+  const eighth = Math.floor(memoryBudgetBytes / 8);
+  const parsedCacheBytes = options.parsedCacheBytes ?? eighth;
+  const bodyCacheBytes = options.bodyCacheBytes ?? eighth;
+  for (const [name, value] of [['parsedCacheBytes', parsedCacheBytes], ['bodyCacheBytes', bodyCacheBytes]] as const) {
+    if (!(Number.isSafeInteger(value) && value >= 0)) throw new TypeError(`${name} must be an integer >= 0`);
+  }
+  if (parsedCacheBytes + bodyCacheBytes > memoryBudgetBytes / 2) {
+    throw new TypeError('parsedCacheBytes + bodyCacheBytes must be at most half of memoryBudgetBytes (the rest is for requests in flight)');
+  }
+  if (options.collectGarbage !== undefined && typeof options.collectGarbage !== 'function') throw new TypeError('collectGarbage must be a function');
+  return {
+    memoryBudgetBytes,
+    memoryWaitMs,
+    parsedCacheBytes,
+    bodyCacheBytes,
+    ...(options.collectGarbage ? { collectGarbage: options.collectGarbage } : {}),
   };
 }
 

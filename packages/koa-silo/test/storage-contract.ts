@@ -289,15 +289,16 @@ export function storageContract(name: string, makeKeyv: MakeKeyv, options: Stora
         expect(page.metadata.total_items).toBe(1);
         expect(page.silos.map((s) => s.file_uuid)).toEqual([keep.file_uuid]);
         const id = gone.file_uuid;
+        // One at a time: a rejection must meet its handler before the next call starts.
         for (const attempt of [
-          silos.meta(ACCOUNT_A, id),
-          silos.read(ACCOUNT_A, id),
-          silos.update(ACCOUNT_A, id, { file_name: 'x' }),
-          silos.delete(ACCOUNT_A, id),
-          silos.readData('sg-01-api', id, ACCOUNT_A),
-          silos.readData('sg-01-api', id, undefined),
+          () => silos.meta(ACCOUNT_A, id),
+          () => silos.read(ACCOUNT_A, id),
+          () => silos.update(ACCOUNT_A, id, { file_name: 'x' }),
+          () => silos.delete(ACCOUNT_A, id),
+          () => silos.readData('sg-01-api', id, ACCOUNT_A),
+          () => silos.readData('sg-01-api', id, undefined),
         ]) {
-          await expect(attempt).rejects.toBeInstanceOf(NotFoundError);
+          await expect(attempt()).rejects.toBeInstanceOf(NotFoundError);
         }
         expect(await storage.getHead(id)).toBeUndefined();
         expect(await storage.getVersions(id, [1, 2])).toEqual([undefined, undefined]);

@@ -321,7 +321,8 @@ async function serve(args: string[], io: Io): Promise<number> {
     await stores.close();
     throw error;
   }
-  const running = await startServer(config, { logger, printBanner: io.stdout, stores });
+  // The banner holds key values: stderr (contract §8), never the JSON log lines on stdout.
+  const running = await startServer(config, { logger, printBanner: io.stderr, stores });
   const signal = await stop;
   logger.info('signal', { signal });
   await running.close();

@@ -29,10 +29,18 @@ export interface ServerConfig {
   maxDataBytes?: number;
   /** Versions per silo kept in history by the default plan; undefined keeps koa-silo's default (20). */
   historyVersions?: number;
+  /** Memory for large data (caches, bodies being read, data being parsed); undefined keeps koa-silo's default (512 MiB). */
+  memoryBudgetBytes?: number;
   publicQueries: boolean;
   trustProxy: boolean;
   tls?: { certPath: string; keyPath: string };
   sqliteSynchronous: SqliteSynchronous;
+  /** Connections open at once; 0 = no cap; undefined = 10 000 (see connection-limits.ts). */
+  maxConnections?: number;
+  /** Connections open at once per client address; 0 = no cap; undefined = 256, or none behind a trusted proxy. */
+  maxConnectionsPerAddress?: number;
+  /** Minimum request-body data rate in bytes per second; 0 = none; undefined = 1 000. */
+  minBodyRate?: number;
 }
 
 export type Env = Record<string, string | undefined>;
@@ -83,10 +91,14 @@ export const SETTINGS: Setting[] = [
   { env: 'SILO_RATE_LIMIT_PER_MINUTE', flag: 'rate-limit-per-minute', kind: 'string', default: "600, koa-silo's default plan", help: 'requests per minute per client of the default plan; 0 = off' },
   { env: 'SILO_MAX_DATA_BYTES', flag: 'max-data-bytes', kind: 'string', default: '10MB', help: 'size limit of file_data for the default plan (bytes, or 500KB, 10MB, 1GB)' },
   { env: 'SILO_HISTORY_VERSIONS', flag: 'history-versions', kind: 'string', default: '20', help: 'versions each silo keeps in history, the current one included (1 to 1000)' },
+  { env: 'SILO_MEMORY_BUDGET', flag: 'memory-budget', kind: 'string', default: '512MiB', help: 'memory for large data (caches, bodies being read, data being parsed); past it, large requests wait 2 s, then 503' },
   { env: 'SILO_PUBLIC_QUERIES', flag: 'public-queries', kind: 'boolean', default: 'false', help: 'allow query and search parameters on /public/<uuid>' },
   { env: 'SILO_TRUST_PROXY', flag: 'trust-proxy', kind: 'boolean', default: 'false', help: 'take the client address from X-Forwarded-For' },
   { env: 'SILO_TLS_CERT', flag: 'tls-cert', kind: 'string', default: '', help: 'PEM certificate file: serve HTTPS (needs SILO_TLS_KEY)' },
   { env: 'SILO_TLS_KEY', flag: 'tls-key', kind: 'string', default: '', help: 'PEM private key file: serve HTTPS (needs SILO_TLS_CERT)' },
+  { env: 'SILO_MAX_CONNECTIONS', flag: 'max-connections', kind: 'string', default: '10000', help: 'connections open at once; more are closed as they arrive; 0 = no cap' },
+  { env: 'SILO_MAX_CONNECTIONS_PER_ADDRESS', flag: 'max-connections-per-address', kind: 'string', default: '256; none with SILO_TRUST_PROXY', help: 'connections open at once from one client address (IPv6: one /64); 0 = no cap' },
+  { env: 'SILO_MIN_BODY_RATE', flag: 'min-body-rate', kind: 'string', default: '1KB', help: 'bytes per second a request body must keep up over 10 s, or 408 and the connection closed; 0 = none' },
   { env: 'SILO_SQLITE_SYNC', flag: 'sqlite-sync', kind: 'string', default: 'normal', help: 'normal: writes survive a killed process; full: also a power loss (slower)', storage: true },
 ];
 
@@ -228,6 +240,19 @@ export function loadConfig(env: Env = process.env, flags: Flags = {}, cwd = proc
   const historyRaw = read.string('SILO_HISTORY_VERSIONS');
   const historyVersions = historyRaw ? integer(historyRaw, 1, 1000, 'a whole number of versions from 1 to 1000') : undefined;
 
+  const memoryRaw = read.string('SILO_MEMORY_BUDGET');
+  const memoryBudgetBytes = memoryRaw ? parseBytes(memoryRaw) : undefined;
+  if (memoryBudgetBytes !== undefined && memoryBudgetBytes < 16 * 1024 ** 2) {
+    throw new ConfigError(`${memoryRaw!.source} must be at least 16MiB, got ${JSON.stringify(memoryRaw!.value)}`);
+  }
+
+  const connectionsRaw = read.string('SILO_MAX_CONNECTIONS');
+  const maxConnections = connectionsRaw ? integer(connectionsRaw, 0, 10_000_000, 'a whole number of connections (0 = no cap)') : undefined;
+  const perAddressRaw = read.string('SILO_MAX_CONNECTIONS_PER_ADDRESS');
+  const maxConnectionsPerAddress = perAddressRaw ? integer(perAddressRaw, 0, 10_000_000, 'a whole number of connections (0 = no cap)') : undefined;
+  const bodyRateRaw = read.string('SILO_MIN_BODY_RATE');
+  const minBodyRate = bodyRateRaw ? (bodyRateRaw.value === '0' ? 0 : parseBytes(bodyRateRaw)) : undefined;
+
   const certRaw = read.string('SILO_TLS_CERT');
   const keyRaw = read.string('SILO_TLS_KEY');
   let tls: ServerConfig['tls'];
@@ -258,9 +283,13 @@ export function loadConfig(env: Env = process.env, flags: Flags = {}, cwd = proc
     ...(rateLimitPerMinute !== undefined ? { rateLimitPerMinute } : {}),
     ...(maxDataBytes !== undefined ? { maxDataBytes } : {}),
     ...(historyVersions !== undefined ? { historyVersions } : {}),
+    ...(memoryBudgetBytes !== undefined ? { memoryBudgetBytes } : {}),
     publicQueries: read.boolean('SILO_PUBLIC_QUERIES'),
     trustProxy: read.boolean('SILO_TRUST_PROXY'),
     ...(tls ? { tls } : {}),
+    ...(maxConnections !== undefined ? { maxConnections } : {}),
+    ...(maxConnectionsPerAddress !== undefined ? { maxConnectionsPerAddress } : {}),
+    ...(minBodyRate !== undefined ? { minBodyRate } : {}),
   };
 }
 

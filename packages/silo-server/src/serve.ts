@@ -3,21 +3,28 @@
  * one log line per request and health endpoints, and shut down gracefully.
  */
 import fs from 'node:fs';
-import http from 'node:http';
-import https from 'node:https';
+import type http from 'node:http';
+import type https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import Koa, { type Context, type Next } from 'koa';
 import { ConflictError, createSilo, DEFAULT_PLAN, DEFAULT_PLAN_NAME, jsonNotFound, redactKeyValues, SiloError, type AccountService, type CreatedKey, type Silo } from 'koa-silo';
-import { clientErrorHandler, isClientFault } from './client-errors.js';
+import { isClientFault } from './client-errors.js';
+import { collectGarbage } from './collect-garbage.js';
 import type { ServerConfig } from './config.js';
-import { createLogger, errorFields, type Logger } from './log.js';
+import { resolveLimits, TIMEOUTS } from './connection-limits.js';
+import { httpEdge } from './http-edge.js';
+import { createEdgeServer } from './http-server.js';
+import { createLogger, errorFields, throttledWarn, type Logger, type ThrottledWarn } from './log.js';
 import { describeLocation, openStores, StartupError, type Stores } from './stores.js';
 import { REGIONS } from './regions.js';
 
 export interface StartOptions {
   /** Where log lines go. Default: JSON lines on stdout. */
   logger?: Logger;
-  /** Where the first-start banner (the one place key values are printed) goes. Default stdout. */
+  /**
+   * Where the first-start banner (the one place key values are printed) goes. Default stderr:
+   * never the JSON log stream, which travels further than a terminal.
+   */
   printBanner?: (text: string) => void;
   /** How long in-flight requests may take to finish at shutdown before connections are cut. Default 10 s. */
   shutdownGraceMs?: number;
@@ -54,6 +61,8 @@ export function siloOptions(config: ServerConfig, stores: Stores, logger: Logger
     rateLimit: stores.redis ? { redis: stores.redis } : { store: 'memory' },
     publicQueries: config.publicQueries,
     trustProxy: config.trustProxy,
+    ...(config.memoryBudgetBytes !== undefined ? { memoryBudgetBytes: config.memoryBudgetBytes } : {}),
+    collectGarbage,
     notFound: 'json',
     logger: {
       error: (message: string, err?: unknown) => logger.error(message, errorFields(err)),
@@ -148,20 +157,23 @@ function clientAddress(ctx: Context, trustProxy: boolean): string | undefined {
   return ctx.req.socket.remoteAddress;
 }
 
-/** The Koa app: request log → health endpoints → Silo → JSON 404. */
+/** The Koa app: request log → HTTP edge checks (http-edge.ts) → health endpoints → Silo → JSON 404. */
 export function createApp(opts: {
   silo: Silo;
   stores: Stores;
   logger: Logger;
   trustProxy: boolean;
   draining: () => boolean;
+  /** Warn lines a client can cause at will (dropped connections); default: throttled `logger.warn`. */
+  warn?: ThrottledWarn;
 }): Koa {
   const { silo, stores, logger } = opts;
+  const warn = opts.warn ?? throttledWarn(logger);
   const app = new Koa();
   // Errors are logged by the request log and by Silo's logger; Koa's own printer stays quiet.
   app.on('error', (err: unknown) => {
     if (err instanceof SiloError && err.status < 500) return;
-    if (isClientFault(err)) logger.warn('client error', { error: (err as Error).message });
+    if (isClientFault(err)) warn('client error', { error: (err as Error).message }, (err as { code?: string }).code);
     else logger.error('unhandled error', errorFields(err));
   });
 
@@ -183,6 +195,8 @@ export function createApp(opts: {
     });
     await next();
   });
+
+  app.use(httpEdge());
 
   app.use(async function health(ctx: Context, next: Next) {
     if (ctx.path !== '/healthz' && ctx.path !== '/readyz') return next();
@@ -227,6 +241,9 @@ export function readTls(config: Pick<ServerConfig, 'tls'>): { cert: Buffer; key:
   }
 }
 
+/** Connections the kernel may queue before the server accepts them (capped by net.core.somaxconn). */
+const LISTEN_BACKLOG = 4096;
+
 function listen(server: http.Server, config: ServerConfig): Promise<number> {
   return new Promise((resolve, reject) => {
     const onError = (error: NodeJS.ErrnoException) => {
@@ -237,7 +254,9 @@ function listen(server: http.Server, config: ServerConfig): Promise<number> {
       else reject(new StartupError(`cannot listen on ${where}: ${error.message}`));
     };
     server.once('error', onError);
-    server.listen(config.port, config.listenAddress, () => {
+    // A long accept queue: a burst of connections (refused at once by the caps, or not) must not
+    // overflow it, or the kernel drops the next client's SYN and that client waits 1 s to retry.
+    server.listen({ port: config.port, host: config.listenAddress, backlog: LISTEN_BACKLOG }, () => {
       server.off('error', onError);
       resolve((server.address() as AddressInfo).port);
     });
@@ -247,7 +266,7 @@ function listen(server: http.Server, config: ServerConfig): Promise<number> {
 /** Starts the server; rejects with a StartupError (one-line message) when it cannot. */
 export async function startServer(config: ServerConfig, options: StartOptions = {}): Promise<RunningServer> {
   const logger = options.logger ?? createLogger();
-  const printBanner = options.printBanner ?? ((text: string) => process.stdout.write(text));
+  const printBanner = options.printBanner ?? ((text: string) => process.stderr.write(text));
   let pem: ReturnType<typeof readTls>;
   try {
     pem = readTls(config);
@@ -258,20 +277,19 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   const { silo, stores } = await openSilo(config, logger, options.connectTimeoutMs, options.stores);
   let draining = false;
   let server: http.Server | https.Server;
+  let stopEdge: () => void;
   let port: number;
   let keys: Awaited<ReturnType<typeof bootstrap>>;
+  const warn = throttledWarn(logger);
+  const limits = resolveLimits(config);
   try {
     keys = await bootstrap(silo.accounts);
-    const app = createApp({ silo, stores, logger, trustProxy: config.trustProxy, draining: () => draining });
+    const app = createApp({ silo, stores, logger, trustProxy: config.trustProxy, draining: () => draining, warn });
     try {
-      server = pem ? https.createServer({ ...pem }, app.callback()) : http.createServer(app.callback());
+      ({ server, stop: stopEdge } = createEdgeServer({ handler: app.callback(), limits, warn, ...(pem ? { tls: pem } : {}) }));
     } catch (error) {
       throw new StartupError(`cannot use SILO_TLS_CERT/SILO_TLS_KEY: ${(error as Error).message}`);
     }
-    server.on('clientError', clientErrorHandler(logger));
-    // Slow clients cannot hold a connection forever; large uploads still have minutes.
-    server.headersTimeout = 30_000;
-    server.requestTimeout = 300_000;
     port = await listen(server, config);
   } catch (error) {
     await silo.close().catch(() => {});
@@ -290,7 +308,22 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     first_start: Boolean(keys),
     store: describeLocation(config.store.main),
     regions: Object.fromEntries(REGIONS.map((r) => [r, { host: config.hosts[r], store: describeLocation(config.store.regions[r]) }])),
+    limits: {
+      max_connections: limits.total,
+      max_connections_per_address: limits.perAddress,
+      min_body_rate: limits.minBodyRate,
+      headers_timeout_ms: TIMEOUTS.headersMs,
+      request_timeout_ms: TIMEOUTS.requestMs,
+      keep_alive_timeout_ms: TIMEOUTS.keepAliveMs,
+    },
   });
+  if (limits.lowered) {
+    logger.warn('connection cap lowered to fit the open-file limit (raise ulimit -n to allow more)', {
+      max_connections: limits.total,
+      configured: limits.lowered.from,
+      open_file_limit: limits.lowered.fileLimit,
+    });
+  }
   if (keys) printBanner(bannerText(url, keys));
 
   const grace = options.shutdownGraceMs ?? 10_000;
@@ -310,6 +343,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
       await closed;
       clearInterval(sweep);
       clearTimeout(deadline);
+      stopEdge();
       await silo.close().catch((error: unknown) => logger.error('closing storage failed', errorFields(error)));
       await stores.close();
       logger.info('stopped', {});

@@ -64,12 +64,19 @@ export function parseStoreUrl(raw: string, cwd = process.cwd()): StoreLocation {
   );
 }
 
-/** A URL fit for logs and errors: any password replaced by `***`. */
+/**
+ * A URL fit for logs and errors: any password replaced by `***`. The URL may be malformed (that
+ * is when it gets printed in an error), so everything up to the last `@` counts as credentials,
+ * whatever it holds (`/`, `?`, `#` and `@` included), whatever the scheme; only a user name
+ * before the first `:` stays.
+ */
 export function redact(url: string): string {
-  return url.replace(/^(rediss?:\/\/)([^@/]*)@/, (_m, scheme: string, cred: string) => {
-    const user = cred.includes(':') ? cred.slice(0, cred.indexOf(':')) : '';
-    return `${scheme}${user}:***@`;
-  });
+  const m = /^(\s*[a-z][a-z0-9+.-]*:\/*)(.*)@/is.exec(url);
+  if (!m) return url;
+  const cred = m[2]!;
+  const colon = cred.indexOf(':');
+  const user = colon > 0 && !/[/?#@\s]/.test(cred.slice(0, colon)) ? cred.slice(0, colon) : '';
+  return `${m[1]}${user}:***@${url.slice(m[0].length)}`;
 }
 
 export function describeLocation(location: StoreLocation): string {

@@ -121,13 +121,24 @@ describe('loadConfig', () => {
     });
   });
 
+  it('reads the connection limits', () => {
+    expect(load({})).not.toHaveProperty('maxConnections');
+    const c = load({ SILO_MAX_CONNECTIONS: '5000', SILO_MAX_CONNECTIONS_PER_ADDRESS: '0', SILO_MIN_BODY_RATE: '2KB' });
+    expect([c.maxConnections, c.maxConnectionsPerAddress, c.minBodyRate]).toEqual([5000, 0, 2000]);
+    expect(load({ SILO_MIN_BODY_RATE: '0' }).minBodyRate).toBe(0);
+    expect(load({}, { 'max-connections': '7' }).maxConnections).toBe(7);
+    fails({ SILO_MAX_CONNECTIONS: '-1' }, /^SILO_MAX_CONNECTIONS must be a whole number of connections \(0 = no cap\), got "-1"$/);
+    fails({ SILO_MAX_CONNECTIONS_PER_ADDRESS: 'many' }, /^SILO_MAX_CONNECTIONS_PER_ADDRESS must be a whole number/);
+    fails({ SILO_MIN_BODY_RATE: 'fast' }, /^SILO_MIN_BODY_RATE must be a positive size/);
+  });
+
   it('loadStorageConfig ignores serve-only settings', () => {
     expect(loadStorageConfig({ PORT: 'not checked here' }, {}, cwd).store.main.kind).toBe('sqlite');
   });
 
   it('help lists every variable', () => {
     const help = settingsHelp();
-    for (const name of ['PORT', 'SILO_DATA_DIR', 'SILO_STORE_URL', 'SILO_STORE_URL_SG_01_API', 'SILO_HOST_USC_01_API', 'SILO_RATE_LIMIT_PER_MINUTE', 'SILO_PUBLIC_QUERIES', 'SILO_TRUST_PROXY', 'SILO_TLS_CERT', 'SILO_TLS_KEY', 'SILO_MAX_DATA_BYTES']) {
+    for (const name of ['PORT', 'SILO_DATA_DIR', 'SILO_STORE_URL', 'SILO_STORE_URL_SG_01_API', 'SILO_HOST_USC_01_API', 'SILO_RATE_LIMIT_PER_MINUTE', 'SILO_PUBLIC_QUERIES', 'SILO_TRUST_PROXY', 'SILO_TLS_CERT', 'SILO_TLS_KEY', 'SILO_MAX_DATA_BYTES', 'SILO_MAX_CONNECTIONS', 'SILO_MAX_CONNECTIONS_PER_ADDRESS', 'SILO_MIN_BODY_RATE']) {
       expect(help).toContain(name);
     }
   });
@@ -146,6 +157,38 @@ describe('store URLs', () => {
     expect(redact('redis://:hunter2@h:1/2')).toBe('redis://:***@h:1/2');
     expect(redact('redis://user:hunter2@h')).toBe('redis://user:***@h');
     expect(() => parseStoreUrl('redis://:hunter2@h:1/x')).toThrow(/redis:\/\/:\*\*\*@h:1\/x/);
+  });
+
+  // The URLs that get printed are the malformed ones: a password holding `/`, `@`, `?` or `#`,
+  // a misspelt scheme, a user name with a slash.
+  it('never shows a password of a malformed URL, in any error message', () => {
+    const urls = [
+      'redis://user:hun/ter2@host:6379',
+      'redis://user:hun@ter2@host',
+      'redis://:hunter2@host:99999',
+      'redis://us/er:hunter2@host',
+      'redis://:hun?ter2@h',
+      'redis://:hun#ter2@h',
+      'redis:/:hunter2@host',
+      'REDIS://:hunter2@h',
+      'mysql://u:hunter2@h/db',
+      'rediss://:hunter2@h/abc',
+      'redis://hunter2@h/x',
+    ];
+    for (const url of urls) {
+      let message: string;
+      try {
+        const location = parseStoreUrl(url);
+        message = location.kind === 'redis' ? location.display : location.url;
+      } catch (error) {
+        message = (error as Error).message;
+      }
+      for (const fragment of ['hunter2', 'hun/ter2', 'ter2']) expect(message, url).not.toContain(fragment);
+      expect(() => load({ SILO_STORE_URL: url })).not.toThrow(/ter2/);
+    }
+    expect(redact('redis://user:hun/ter2@host:6379')).toBe('redis://user:***@host:6379');
+    expect(redact('redis://us/er:hunter2@host')).toBe('redis://:***@host');
+    expect(redact('nosql://x')).toBe('nosql://x');
   });
 
   it('parses sizes', () => {

@@ -36,12 +36,15 @@ describe('silo serve on the embedded store', () => {
   let keys: { manage: string; access: string };
   let uuid: string;
 
-  it('first start creates account default, prints a manage and an access key once, with curl commands', async () => {
+  it('first start creates account default, prints a manage and an access key once to stderr, with curl commands', async () => {
     const server = await startSilo({ env, cwd: dir });
     try {
       expect(server.keys).toBeDefined();
       keys = server.keys!;
-      const out = server.stdout();
+      const out = server.stderr();
+      // The banner goes to stderr; stdout carries only the JSON log lines, never a key value.
+      expect(server.stdout()).not.toMatch(/silo_(man|acc)_/);
+      expect(server.stdout().trimEnd().split('\n').every((l) => l.startsWith('{'))).toBe(true);
       expect(out).toContain('Created account "default"');
       expect(out).toContain(`curl -s -X POST ${server.url}/api/v1/manage/ -H 'X-MAN-API: ${keys.manage}'`);
       expect(out).toContain(`-H 'X-SILO-KEY: ${keys.access}'`);
@@ -87,6 +90,7 @@ describe('silo serve on the embedded store', () => {
     try {
       expect(server.keys).toBeUndefined();
       expect(server.stdout()).not.toMatch(/silo_(man|acc)_/);
+      expect(server.stderr()).not.toMatch(/silo_(man|acc)_/);
       const res = await server.fetch(`/api/v1/manage/${uuid}`, { headers: { 'X-MAN-API': keys.manage } });
       expect(res.status).toBe(200);
       expect(await res.json()).toEqual({ data: [{ n: 1, s: 'héllo' }, { n: 2 }] });

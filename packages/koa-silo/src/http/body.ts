@@ -2,17 +2,30 @@
  * Reading a JSON request body: a size limit checked on Content-Length before reading and counted
  * while streaming (never buffering more than the limit), strict UTF-8, bounded nesting depth.
  * Every failure is a 4xx: 413 over the limit, 415 for a compressed body, 422 json_invalid otherwise.
+ * With a memory budget, the body's bytes and text, then its parsed value, are charged to it until
+ * the response is over (admission.ts): a large body waits for room before it is read, or is a 503.
  */
 import type { Context } from 'koa';
 import { PayloadTooLargeError, ValidationError } from '../errors.js';
+import { releaseWhenDone, type Admission } from './admission.js';
 import { ClientAbortedError, UnsupportedMediaTypeError } from './errors.js';
+import { estimateParsedBytes } from './heap-estimate.js';
 
 export interface BodyLimit {
   /** Bytes the body may have. */
   bodyBytes: number;
   /** The plan limit that the 413 states. */
   planBytes: number;
+  /** Where the body's memory is charged and its parse takes turns (none: neither). */
+  admission?: Admission;
 }
+
+/**
+ * How many times over a body is held while it is read: its bytes and its text; without
+ * Content-Length, its chunks and their concatenation too.
+ */
+const BODY_COPIES = 2;
+const BODY_COPIES_CHUNKED = 3;
 
 /** Content codings a client may well send (all refused), by their registered names. */
 const KNOWN_CODINGS = /^(gzip|x-gzip|deflate|br|zstd|compress|x-compress|aes128gcm|exi|pack200-gzip)$/;
@@ -31,7 +44,9 @@ export async function readJson(ctx: Context, limit: BodyLimit, maxDepth: number)
   if (text === EMPTY) {
     throw new ValidationError([{ loc: ['body'], msg: 'Field required', type: 'missing' }]);
   }
-  return { value: parseJson(text, maxDepth), text };
+  if (!limit.admission) return { value: parseJson(text, maxDepth), text };
+  releaseWhenDone(ctx, await limit.admission.parses.take(estimateParsedBytes(text)));
+  return { value: await limit.admission.pacer.run(text.length, () => parseJson(text, maxDepth)), text };
 }
 
 async function readBodyText(ctx: Context, limit: BodyLimit): Promise<string | typeof EMPTY> {
@@ -43,9 +58,11 @@ async function readBodyText(ctx: Context, limit: BodyLimit): Promise<string | ty
     throw new UnsupportedMediaTypeError(`${named} is not supported: send the JSON uncompressed`);
   }
   const declared = req.headers['content-length'];
+  let length: number | undefined;
   if (declared !== undefined) {
-    const length = Number(declared);
+    length = Number(declared);
     if (Number.isFinite(length) && length > limit.bodyBytes) tooLarge(ctx, limit);
+    if (!Number.isSafeInteger(length) || length < 0) length = undefined;
   }
   // A body parser mounted before Silo already read the stream: use what it kept.
   if (req.readableEnded) {
@@ -57,7 +74,10 @@ async function readBodyText(ctx: Context, limit: BodyLimit): Promise<string | ty
     const parsed = (ctx.request as { body?: unknown }).body;
     return parsed === undefined ? EMPTY : JSON.stringify(parsed);
   }
-  const buffer = await collect(ctx, limit);
+  // Charged before the first byte is read: a body that must wait stays in the client's socket.
+  const charge = length === undefined ? BODY_COPIES_CHUNKED * limit.bodyBytes : BODY_COPIES * length;
+  if (limit.admission) releaseWhenDone(ctx, await limit.admission.texts.take(charge));
+  const buffer = await collect(ctx, limit, length);
   if (buffer.length === 0) return EMPTY;
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(buffer);
@@ -66,9 +86,11 @@ async function readBodyText(ctx: Context, limit: BodyLimit): Promise<string | ty
   }
 }
 
-function collect(ctx: Context, limit: BodyLimit): Promise<Buffer> {
+/** The body's bytes: copied into one buffer of its Content-Length as they come, or chunks joined at the end. */
+function collect(ctx: Context, limit: BodyLimit, length: number | undefined): Promise<Buffer> {
   const req = ctx.req;
   return new Promise<Buffer>((resolve, reject) => {
+    const whole = length === undefined ? undefined : Buffer.allocUnsafe(length);
     const chunks: Buffer[] = [];
     let received = 0;
     const cleanup = () => {
@@ -80,7 +102,8 @@ function collect(ctx: Context, limit: BodyLimit): Promise<Buffer> {
     };
     const onData = (chunk: Buffer) => {
       received += chunk.length;
-      if (received > limit.bodyBytes) {
+      // Past its own Content-Length (Node's parser never lets one through) counts as too large too.
+      if (received > limit.bodyBytes || (whole && received > whole.length)) {
         cleanup();
         req.pause();
         try {
@@ -90,11 +113,12 @@ function collect(ctx: Context, limit: BodyLimit): Promise<Buffer> {
         }
         return;
       }
-      chunks.push(chunk);
+      if (whole) chunk.copy(whole, received - chunk.length);
+      else chunks.push(chunk);
     };
     const onEnd = () => {
       cleanup();
-      resolve(Buffer.concat(chunks, received));
+      resolve(whole ? whole.subarray(0, received) : Buffer.concat(chunks, received));
     };
     const onError = () => {
       cleanup();

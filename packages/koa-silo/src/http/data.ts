@@ -4,15 +4,19 @@
  * once per version and shared by every response); with parameters silo-query runs over the
  * parsed data (parsed once per version). Both caches are version caches (version-cache.ts): the
  * silo's metadata is read on every request, and the data record only when the cache does not hold
- * that version.
+ * that version. A data record loaded, and a value parsed, are charged to the memory budget
+ * (admission.ts) while the loader works: the text by the silo's size before it is read, the value
+ * by its estimated heap (heap-estimate.ts) before it is parsed; the cache charges that estimate too.
  */
 import type { Context } from 'koa';
 import { compile, hasQueryParams, parseJson, toJSON } from 'silo-query';
 import { BadRequestError } from '../errors.js';
 import type { SiloHandle, SiloService } from '../service/types.js';
+import { loadCharged, releaseAfterUse, type Admission } from './admission.js';
 import type { Auth } from './auth.js';
 import { allowAnyOrigin } from './cors.js';
 import { answeredNotModified, etagFor, queryTag } from './etag.js';
+import { estimateParsedBytes, WORST_BYTES_PER_CHAR } from './heap-estimate.js';
 import type { RegionOf } from './region.js';
 import { sendJsonBytes, sendJsonText } from './respond.js';
 import type { VersionCache } from './version-cache.js';
@@ -25,6 +29,7 @@ export interface DataDeps {
   parsed: VersionCache<unknown>;
   /** Encoded response bodies (shared with get-silo, under other keys). */
   bodies: VersionCache<Buffer>;
+  admission: Admission;
   publicQueries: boolean;
 }
 
@@ -38,7 +43,7 @@ const NO_QUERY: QueryPlan = {};
 const PLANS_MAX = 500;
 
 export function dataHandlers(deps: DataDeps) {
-  const { auth, silos, regionOf, parsed, bodies } = deps;
+  const { auth, silos, regionOf, parsed, bodies, admission } = deps;
   // Query plans by query string; only successful compiles are kept.
   const plans = new Map<string, QueryPlan>();
 
@@ -64,17 +69,31 @@ export function dataHandlers(deps: DataDeps) {
     // Who may share one data read: the loader checks the data record for this region and reader.
     const scope = `${region} ${account ?? '*'}`;
     if (!plan.query) {
-      const body = await bodies.load(uuid, etag, scope, async () => {
-        const data = await handle.load();
-        const bytes = Buffer.from(data.text, 'utf8');
-        return { version: data.record.etag, value: bytes, bytes: bytes.length };
-      });
+      // The text, then its bytes.
+      const body = await bodies.load(uuid, etag, scope, () =>
+        loadCharged(admission.texts, 2 * handle.record.size, async () => {
+          const data = await handle.load();
+          const bytes = Buffer.from(data.text, 'utf8');
+          return { version: data.record.etag, value: bytes, bytes: bytes.length };
+        }),
+      );
       if (body.version !== etag && answeredNotModified(ctx, etagFor(body.version))) return;
       return sendJsonBytes(ctx, 200, body.value);
     }
     const value = await parsed.load(uuid, etag, scope, async () => {
-      const data = await handle.load();
-      return { version: data.record.etag, value: parseJson(data.text), bytes: data.text.length };
+      // The text and its value, for the worst shape until the text is there to estimate from:
+      // one reservation taken before loading, so a read never holds a text while it waits.
+      const { size } = handle.record;
+      const reservation = await admission.parses.take(size + WORST_BYTES_PER_CHAR * size);
+      try {
+        const data = await handle.load();
+        const bytes = estimateParsedBytes(data.text);
+        reservation.shrinkTo(size + bytes);
+        const value = await admission.pacer.run(data.text.length, () => parseJson(data.text));
+        return { version: data.record.etag, value, bytes };
+      } finally {
+        releaseAfterUse(reservation);
+      }
     });
     if (value.version !== etag && answeredNotModified(ctx, etagFor(value.version, plan.tag))) return;
     sendJsonText(ctx, 200, toJSON(plan.query(value.value)) ?? 'null');

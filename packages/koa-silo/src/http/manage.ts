@@ -10,7 +10,8 @@ import { createSiloBody, updateSiloBody, BODY_FIELDS, type CreateSiloBody, type 
 import { validator } from '../schemas/validate.js';
 import type { SiloDataRecord, SiloFields, SiloMeta, SiloRecord, SiloService } from '../service/types.js';
 import type { Auth } from './auth.js';
-import { readJson } from './body.js';
+import { loadCharged, type Admission } from './admission.js';
+import { readJson, type BodyLimit } from './body.js';
 import { PreconditionRequiredError } from './errors.js';
 import { answeredNotModified, etagFor, hasIfMatch, ifMatchTags, notModified } from './etag.js';
 import { memberText } from './json-member.js';
@@ -30,6 +31,8 @@ export interface ManageDeps {
   maxJsonDepth: number;
   /** Encoded get-silo bodies, under `data:<uuid>` (shared with data reads' raw bodies). */
   bodies: VersionCache<Buffer>;
+  /** Where request bodies are charged while they are read and parsed (admission.ts). */
+  admission?: Admission;
 }
 
 /** The six metadata fields, in the contract's order, and nothing else. */
@@ -62,8 +65,8 @@ export function sendUpdated(ctx: Context, { record, text }: SiloDataRecord): voi
   sendJsonText(ctx, 200, `${head.slice(0, -1)},"file_data":${text},${tail.slice(1)}`);
 }
 
-export function bodyLimit(plan: Plan) {
-  return { bodyBytes: plan.maxDataBytes + BODY_ENVELOPE_BYTES, planBytes: plan.maxDataBytes };
+export function bodyLimit(plan: Plan, admission?: Admission): BodyLimit {
+  return { bodyBytes: plan.maxDataBytes + BODY_ENVELOPE_BYTES, planBytes: plan.maxDataBytes, ...(admission ? { admission } : {}) };
 }
 
 /** The path's file_uuid in lower case, or its issues. */
@@ -119,7 +122,7 @@ export function manageHandlers(deps: ManageDeps) {
   return {
     async create(ctx: Context): Promise<void> {
       const caller = await auth.require(ctx, 'manage');
-      const body = await readJson(ctx, bodyLimit(caller.plan), deps.maxJsonDepth);
+      const body = await readJson(ctx, bodyLimit(caller.plan, deps.admission), deps.maxJsonDepth);
       const input = checkCreate(body.value, 'body');
       const fields = pick(input, FIELDS) as SiloFields;
       await caller.confirm();
@@ -162,11 +165,14 @@ export function manageHandlers(deps: ManageDeps) {
       if (answeredNotModified(ctx, etagFor(etag))) return;
       // The stored text goes out as it is (no parse, no re-serialization), encoded once per version
       // and shared by every response (see version-cache.ts); the loader checks the reader's account.
-      const body = await bodies.load(`data:${handle.record.file_uuid}`, etag, caller.account, async () => {
+      const load = async () => {
         const data = await handle.load();
         const bytes = Buffer.from(`{"data":${data.text}}`, 'utf8');
         return { version: data.record.etag, value: bytes, bytes: bytes.length };
-      });
+      };
+      // The text, then its bytes, charged to the memory budget while they are made.
+      const charged = () => (deps.admission ? loadCharged(deps.admission.texts, 2 * handle.record.size, load) : load());
+      const body = await bodies.load(`data:${handle.record.file_uuid}`, etag, caller.account, charged);
       if (body.version !== etag && answeredNotModified(ctx, etagFor(body.version))) return;
       sendJsonBytes(ctx, 200, body.value);
     },
@@ -175,14 +181,14 @@ export function manageHandlers(deps: ManageDeps) {
     async update(ctx: Context, param: string): Promise<void> {
       const caller = await auth.require(ctx, 'manage');
       const { uuid, issues } = pathUuid(param);
-      const patch = await readPatch(ctx, bodyLimit(caller.plan), deps.maxJsonDepth);
+      const patch = await readPatch(ctx, bodyLimit(caller.plan, deps.admission), deps.maxJsonDepth);
       if (patch) {
         throwIfAny([...issues, ...patch.issues]);
         requireIfMatch(ctx);
         await caller.confirm();
         return sendUpdated(ctx, await silos.patch(caller.account, uuid, patch.patch, ifMatchTags(ctx)));
       }
-      const body = await readJson(ctx, bodyLimit(caller.plan), deps.maxJsonDepth);
+      const body = await readJson(ctx, bodyLimit(caller.plan, deps.admission), deps.maxJsonDepth);
       throwIfAny([...issues, ...checkUpdate.issues(body.value, 'body')]);
       requireIfMatch(ctx);
       const input = body.value as UpdateSiloBody;

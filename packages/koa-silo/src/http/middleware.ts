@@ -17,11 +17,14 @@ import { regionResolver } from './region.js';
 import { sendEmpty, sendJsonText } from './respond.js';
 import { matchRoute, PATTERNS, type Route } from './routes.js';
 import { VersionCache } from './version-cache.js';
+import type { Admission } from './admission.js';
 
 export interface HttpDeps {
   accounts: AccountService;
   silos: SiloService;
   options: ResolvedOptions;
+  /** The memory budget of requests in flight (shared with the service's patches). */
+  admission: Admission;
   /** The OpenAPI document, serialized once. */
   openapiText: string;
 }
@@ -38,12 +41,14 @@ export function createHttp(deps: HttpDeps): SiloHttp {
   const auth = createAuth({ accounts: deps.accounts, plans: options.plans, rateLimit, trustProxy: options.trustProxy });
   const parsed = new VersionCache<unknown>(options.parsedCacheBytes);
   const bodies = new VersionCache<Buffer>(options.bodyCacheBytes);
+  const { admission } = deps;
   const manage = manageHandlers({
     auth,
     silos: deps.silos,
     requireIfMatch: options.requireIfMatch,
     maxJsonDepth: options.maxJsonDepth,
     bodies,
+    admission,
   });
   const history = versionHandlers({ auth, silos: deps.silos, requireIfMatch: options.requireIfMatch });
   const data = dataHandlers({
@@ -52,6 +57,7 @@ export function createHttp(deps: HttpDeps): SiloHttp {
     regionOf: regionResolver(options.hosts),
     parsed,
     bodies,
+    admission,
     publicQueries: options.publicQueries,
   });
 

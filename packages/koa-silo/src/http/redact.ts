@@ -1,11 +1,29 @@
 /**
  * Key values out of log lines. A client may paste a key where none belongs (a path segment, the
  * Host header, a query string), and log lines travel further than responses do (files, shippers,
- * dashboards). Anything shaped like a Silo key value is cut to its readable prefix.
+ * dashboards). Anything shaped like a Silo key value is cut to its readable prefix, also when
+ * some of its characters are percent-encoded (`silo%5Fman%5F…`, once or several times over).
  */
-const KEY_VALUE = /silo_(man|acc)_[A-Za-z0-9_-]+/g;
+
+/** One character of a key value as it may appear in a URL: itself, or `%XX`, `%25XX`, ... */
+function encodable(char: string): string {
+  const hex = char.charCodeAt(0).toString(16).toUpperCase();
+  const literal = /[A-Za-z0-9]/.test(char) ? char : `\\${char}`;
+  return `(?:${literal}|%(?:25)*${hex[0]}[${hex[1]}${hex[1]!.toLowerCase()}])`;
+}
+
+const spelled = (word: string) => [...word].map(encodable).join('');
+
+/**
+ * `silo_man_` or `silo_acc_` and the random part (base64url), any character of which may be
+ * percent-encoded; an escape of anything else inside a key is over-redacted, which is harmless.
+ */
+const KEY_VALUE = new RegExp(
+  `${spelled('silo_')}(${spelled('man')}|${spelled('acc')})${spelled('_')}(?:[A-Za-z0-9_-]|%(?:25)*[0-9A-Fa-f]{2})+`,
+  'g',
+);
 
 /** `text` with every Silo key value replaced by `silo_man_…` or `silo_acc_…`. */
 export function redactKeyValues(text: string): string {
-  return text.replace(KEY_VALUE, 'silo_$1_…');
+  return text.replace(KEY_VALUE, (_match, type: string) => `silo_${/m|%(25)*6d/i.test(type) ? 'man' : 'acc'}_…`);
 }

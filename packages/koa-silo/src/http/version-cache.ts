@@ -1,6 +1,9 @@
 /**
  * A byte-budgeted LRU of values derived from a silo's data at one version: the parsed data for
- * reads with parameters, and the encoded response bodies of plain reads and get-silo.
+ * reads with parameters, and the encoded response bodies of plain reads and get-silo. Each value
+ * is charged the memory it really holds, as its loader states it: a Buffer its length, parsed
+ * data the heap estimated from its text (heap-estimate.ts; not the text's length, which is up to
+ * 21 times less: `[{},{},...]`).
  *
  * One entry per key (a silo, or a silo and a body shape), valid for one version only: the caller
  * always passes the version it has just read from storage, so an entry of an older version is
@@ -16,7 +19,7 @@ export interface Loaded<T> {
   /** The version the value is of (may be newer than the one asked for). */
   version: string;
   value: T;
-  /** Its size for the budget. */
+  /** The memory it holds, for the budget. */
   bytes: number;
 }
 

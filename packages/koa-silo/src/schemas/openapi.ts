@@ -464,7 +464,8 @@ export function buildOpenApi(options: OpenApiOptions): Record<string, unknown> {
         },
         InternalError: { description: 'A bug: `{"detail":"Internal Server Error"}`, never a stack trace.', content: json(ref('HTTPError')) },
         StorageUnavailable: {
-          description: 'The storage could not be reached; retry shortly (the server recovers by itself).',
+          description:
+            'The storage could not be reached, or large requests had filled the memory budget for longer than a request waits; retry after Retry-After seconds (the server recovers by itself).',
           headers: { 'Retry-After': { $ref: '#/components/headers/Retry-After' } },
           content: json(ref('HTTPError')),
         },

@@ -57,10 +57,17 @@ function isArrayText(text: string): boolean {
 }
 
 /**
- * `patch` applied to the silo of `record` whose data is `text`. Throws PatchConflictError (409)
- * when it cannot apply, ValidationError (422) when its result breaks the update rules.
+ * `patch` applied to the silo of `record` whose data is `text`, parsed by `parse` when the patch
+ * needs the value (an append does not). Throws PatchConflictError (409) when it cannot apply,
+ * ValidationError (422) when its result breaks the update rules.
  */
-export function applySiloPatch(record: SiloRecord, text: string, patch: SiloPatch, maxDataBytes: number): Patched {
+export async function applySiloPatch(
+  record: SiloRecord,
+  text: string,
+  patch: SiloPatch,
+  maxDataBytes: number,
+  parse: (text: string) => Promise<unknown> = async (t) => parseData(t),
+): Promise<Patched> {
   const fields = { file_name: record.file_name, region_name: record.region_name, is_public: record.is_public };
   if (patch.type === 'json-patch') {
     const appended = isArrayText(text) ? appendedElements(patch.operations) : undefined;
@@ -73,7 +80,7 @@ export function applySiloPatch(record: SiloRecord, text: string, patch: SiloPatc
       return { ...fields, text: empty ? `[${body}]` : `${text.slice(0, -1)},${body}]`, size, appended: body };
     }
   }
-  const data = parseData(text) as SiloData;
+  const data = (await parse(text)) as SiloData;
   const document = { ...fields, file_data: data };
   const result = patch.type === 'merge' ? applyMergePatch(document, patch.patch) : applyPatch(document, patch.operations, maxDataBytes);
   const issues = checkDocument.issues(result, 'body');

@@ -11,6 +11,7 @@
 import { NotFoundError, PayloadTooLargeError, PreconditionFailedError, StorageUnavailableError } from '../errors.js';
 import type { NextVersion, SiloHead, SiloStorage } from '../storage/types.js';
 import { isoTime, nextUpdatedAt, systemClock, type Clock } from './clock.js';
+import { parseData } from './data-json.js';
 import { applySiloPatch, type Patched } from './patches.js';
 import { DEFAULT_HISTORY_VERSIONS, limitsOf, withDefaultPlan, type PlanLimits, type Plans } from './plans.js';
 import { canonicalUuid, newSiloUuid } from './silo-ids.js';
@@ -32,10 +33,18 @@ import type {
   VersionPage,
 } from './types.js';
 
+/**
+ * Where a patch parses the stored text it has loaded: `parse` runs when the gate lets it (the
+ * HTTP layer bounds how much parsed data is in memory at once; see http/admission.ts).
+ */
+export type ParseGate = <T>(text: string, parse: () => T) => Promise<T>;
+
 export interface SiloServiceOptions {
   /** Size limits and history length by plan name; `default` (10 MB, 20 versions) is filled in when missing. */
   plans?: Plans;
   now?: Clock;
+  /** Default: parse at once. */
+  parseGate?: ParseGate;
 }
 
 export const MAX_PER_PAGE = 100;
@@ -113,6 +122,7 @@ type Change = (current: SiloHead, currentText: () => Promise<string>) => Promise
 export function createSiloService(storage: SiloStorage, options: SiloServiceOptions = {}): SiloService {
   const plans = withDefaultPlan(options.plans);
   const now = options.now ?? systemClock;
+  const parseGate: ParseGate = options.parseGate ?? (async (_text, parse) => parse());
 
   /** The canonical uuid, or the same 404 as a missing silo. */
   function idOf(uuid: string): string {
@@ -282,7 +292,9 @@ export function createSiloService(storage: SiloStorage, options: SiloServiceOpti
     async patch(account: string, uuid: string, patch: SiloPatch, ifMatch?: IfMatch): Promise<SiloDataRecord> {
       const plan = await limits(account);
       return write(account, uuid, ifMatch, async (current, currentText) => {
-        const patched: Patched = applySiloPatch(recordOf(current), await currentText(), patch, plan.maxDataBytes);
+        const patched: Patched = await applySiloPatch(recordOf(current), await currentText(), patch, plan.maxDataBytes, (text) =>
+          parseGate(text, () => parseData(text)),
+        );
         const data =
           patched.text === undefined
             ? undefined

@@ -1,0 +1,197 @@
+/**
+ * The memory budget of requests in flight. Large data costs memory while a request works on it: a
+ * 10 MB body is held as bytes and then as text while it is read, and parsed to be checked; a 10 MB
+ * silo read with parameters, or patched, is loaded as text and parsed into up to 24 times as much
+ * heap (heap-estimate.ts). Unbounded, 20 concurrent 10 MB uploads took 1.45 GB and 80 reads with
+ * `?idx=0` of dense silos 3.5 GB. So such work first takes its bytes from a gate:
+ *
+ * - `texts`: bodies being received (twice Content-Length: bytes and text; three times the plan's
+ *   limit without it), taken before the first byte is read; silo texts loaded for plain reads;
+ * - `parses`: values being parsed, by their estimated heap: an upload's once its text is there; a
+ *   read's before its text is loaded, for the worst shape, cut down to the estimate once the text
+ *   is there (so a waiting read holds nothing); a patch's once the service has loaded the text.
+ *
+ * A request takes from `texts` before `parses`, never the other way round, so two requests cannot
+ * each hold what the other waits for. Work that fits starts at once; work that does not waits in
+ * line (first come, first served) up to `waitMs`, then fails with a 503 and Retry-After, having
+ * done nothing. One piece larger than a whole gate still runs, alone. Small work (under
+ * SMALL_BYTES) is counted but never waits, so tiny requests are never refused here. Large parses
+ * also take turns with the rest of the server (pacing.ts), and what is given back is collected
+ * (`collectGarbage`) so that RSS follows the budget and not V8's own heap limit.
+ */
+import type { Context } from 'koa';
+import type { ResolvedOptions } from '../options.js';
+import type { ParseGate } from '../service/index.js';
+import { MemoryBusyError } from './errors.js';
+import { estimateParsedBytes } from './heap-estimate.js';
+import { Pacer } from './pacing.js';
+
+/** Work this small never waits (it is still counted). */
+export const SMALL_BYTES = 256 * 1024;
+
+/** Bytes taken from a gate, given back with release() (calling it again does nothing). */
+export interface Reservation {
+  /** Gives back all but `bytes` at once (a reservation made for the worst case, once the real need is known). */
+  shrinkTo(bytes: number): void;
+  release(): void;
+}
+
+interface Waiter {
+  bytes: number;
+  admit(): void;
+}
+
+export class MemoryGate {
+  private held = 0;
+  private readonly line: Waiter[] = [];
+
+  constructor(
+    readonly budgetBytes: number,
+    private readonly waitMs: number,
+    /** Told of the bytes of large work released, garbage by then (the garbage collector's trigger). */
+    private readonly onRelease: (bytes: number) => void = () => {},
+  ) {}
+
+  /** Takes `bytes`, waiting in line while they do not fit; rejects with MemoryBusyError after waitMs. */
+  take(bytes: number): Promise<Reservation> {
+    if (bytes < SMALL_BYTES || (this.line.length === 0 && this.fits(bytes))) return Promise.resolve(this.grant(bytes));
+    return new Promise<Reservation>((resolve, reject) => {
+      const waiter: Waiter = {
+        bytes,
+        admit: () => {
+          clearTimeout(timer);
+          resolve(this.grant(bytes));
+        },
+      };
+      const timer = setTimeout(() => {
+        this.line.splice(this.line.indexOf(waiter), 1);
+        // The head of the line may have been the one that did not fit.
+        this.admitWaiting();
+        reject(new MemoryBusyError(Math.max(1, Math.ceil(this.waitMs / 1000))));
+      }, this.waitMs);
+      this.line.push(waiter);
+    });
+  }
+
+  private fits(bytes: number): boolean {
+    return this.held === 0 || this.held + bytes <= this.budgetBytes;
+  }
+
+  private grant(taken: number): Reservation {
+    this.held += taken;
+    let kept = taken;
+    const giveBack = (bytes: number) => {
+      kept -= bytes;
+      this.held -= bytes;
+      this.admitWaiting();
+    };
+    return {
+      shrinkTo: (bytes) => {
+        if (bytes < kept) giveBack(kept - Math.max(0, bytes));
+      },
+      release: () => {
+        if (kept === 0) return;
+        // Small work's garbage dies young: V8's minor collections take it without help.
+        if (taken >= SMALL_BYTES) this.onRelease(kept);
+        giveBack(kept);
+      },
+    };
+  }
+
+  /** First come, first served: a large piece at the head is not overtaken by smaller ones behind it. */
+  private admitWaiting(): void {
+    while (this.line.length > 0 && this.fits(this.line[0]!.bytes)) this.line.shift()!.admit();
+  }
+}
+
+export interface Admission {
+  /** JSON text held by requests in flight. */
+  texts: MemoryGate;
+  /** Estimated heap of values being parsed. */
+  parses: MemoryGate;
+  /** Turns for the large parses themselves (pacing.ts). */
+  pacer: Pacer;
+}
+
+/**
+ * The gates of the part of memoryBudgetBytes the caches leave: a third for texts, the rest for
+ * parsed values (512 MiB by default: 64 + 64 MiB of caches, 128 MiB of texts, 256 MiB of parses).
+ */
+export function createAdmission(
+  options: Pick<ResolvedOptions, 'memoryBudgetBytes' | 'memoryWaitMs' | 'parsedCacheBytes' | 'bodyCacheBytes' | 'collectGarbage'>,
+): Admission {
+  const inFlight = options.memoryBudgetBytes - options.parsedCacheBytes - options.bodyCacheBytes;
+  const texts = Math.floor(inFlight / 3);
+  const onRelease = options.collectGarbage ? collector(options.collectGarbage, inFlight / 4) : undefined;
+  return {
+    texts: new MemoryGate(texts, options.memoryWaitMs, onRelease),
+    parses: new MemoryGate(inFlight - texts, options.memoryWaitMs, onRelease),
+    pacer: new Pacer(),
+  };
+}
+
+/**
+ * Runs `collect` once more than `everyBytes` were released since its last run (in the next turn
+ * of the event loop, once). What a request releases is garbage by then, but V8 sizes its heap
+ * by its own limit, not by this budget: with a 4 GB heap limit, 80 parses of dense 10 MB silos
+ * left 1.2 GB of garbage uncollected one at a time. A full collection with little alive takes
+ * 30-40 ms, about once per dense 10 MB parse (1.5 s) under that load.
+ */
+function collector(collect: () => void, everyBytes: number): (bytes: number) => void {
+  let given = 0;
+  let scheduled = false;
+  return (bytes) => {
+    given += bytes;
+    if (given <= everyBytes || scheduled) return;
+    scheduled = true;
+    setImmediate(() => {
+      given = 0;
+      scheduled = false;
+      collect();
+    });
+  };
+}
+
+/**
+ * The service's ParseGate: a patch parses the stored text it has loaded (under the silo's lock)
+ * once the text and its estimated value fit, in its turn when large. The reservation is given back
+ * in the next turn of the event loop, after the patch has been applied to the value in this one.
+ */
+export function parseGateOf(admission: Admission): ParseGate {
+  return async (text, parse) => {
+    const reservation = await admission.parses.take(text.length + estimateParsedBytes(text));
+    try {
+      return await admission.pacer.run(text.length, parse);
+    } finally {
+      releaseAfterUse(reservation);
+    }
+  };
+}
+
+/**
+ * Runs `load` with `bytes` taken from `gate` (a silo's text and its encoded bytes, for a plain
+ * read), given back once the callers sharing what it returns have used it (releaseAfterUse).
+ */
+export async function loadCharged<T>(gate: MemoryGate, bytes: number, load: () => Promise<T>): Promise<T> {
+  const reservation = await gate.take(bytes);
+  try {
+    return await load();
+  } finally {
+    releaseAfterUse(reservation);
+  }
+}
+
+/**
+ * Releases `reservation` once the callers sharing a loader have used its value: they run on in the
+ * microtasks that follow the load, before the next turn of the event loop (setImmediate), so the
+ * value is charged until every query over it has run and no other parse can start in between.
+ */
+export function releaseAfterUse(reservation: Reservation): void {
+  setImmediate(() => reservation.release());
+}
+
+/** Releases `reservation` when the response of `ctx` is over (sent, or its connection gone). */
+export function releaseWhenDone(ctx: Context, reservation: Reservation): void {
+  if (ctx.res.closed) reservation.release();
+  else ctx.res.once('close', () => reservation.release());
+}

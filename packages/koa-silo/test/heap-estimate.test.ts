@@ -1,0 +1,74 @@
+/**
+ * The heap estimate that the parsed-data cache and the memory budget charge, against V8 itself:
+ * for each shape of data, the heap that the parsed value really holds (measured after full
+ * collections, with the value alive) is within the estimate's stated error: never more than a
+ * little above it, at most a few times below it.
+ */
+import v8 from 'node:v8';
+import vm from 'node:vm';
+import { parseJson } from 'silo-query';
+import { describe, expect, it } from 'vitest';
+import { estimateParsedBytes, WORST_BYTES_PER_CHAR } from '../src/http/heap-estimate.js';
+
+v8.setFlagsFromString('--expose-gc');
+const gc = vm.runInNewContext('gc') as () => void;
+v8.setFlagsFromString('--no-expose-gc');
+
+/** Heap held by the value parseJson makes of `text`. */
+function measured(text: string): number {
+  gc();
+  gc();
+  const before = v8.getHeapStatistics().used_heap_size;
+  const value = parseJson(text);
+  gc();
+  gc();
+  const held = v8.getHeapStatistics().used_heap_size - before;
+  expect(value).toBeDefined(); // keeps the value alive until here
+  return held;
+}
+
+/** What else the process may allocate while a measurement runs (the test runner's own work). */
+const NOISE = 256 * 1024;
+
+/** About 1 MB of `count` items made by `item`, as a JSON array. */
+const array = (count: number, item: (i: number) => string) => `[${Array.from({ length: count }, (_, i) => item(i)).join(',')}]`;
+
+const SHAPES: Record<string, string> = {
+  'empty objects (the densest silo)': array(330_000, () => '{}'),
+  'arrays in objects': array(100_000, (i) => `{"a":[${i % 10},${i % 7}]}`),
+  'records with repeated keys': array(30_000, (i) => JSON.stringify({ id: i, name: `name ${i}`, ok: i % 2 === 0 })),
+  'records with doubles': array(40_000, (i) => JSON.stringify({ x: i + 0.5, y: i / 3 })),
+  'a distinct key in every object': array(70_000, (i) => `{"k${i}":1}`),
+  'one object with many keys': `{${Array.from({ length: 70_000 }, (_, i) => `"key${i}":${i}`).join(',')}}`,
+  'numbers kept as written': array(100_000, (i) => `{"n":${i}.0}`),
+  'long strings': array(10, () => JSON.stringify({ s: 'x'.repeat(100_000) })),
+  'long non-Latin-1 strings': array(10, () => JSON.stringify({ s: '中'.repeat(30_000) })),
+  'short unique strings': array(70_000, (i) => JSON.stringify({ s: i.toString(36) })),
+};
+
+describe('estimateParsedBytes', () => {
+  for (const [shape, text] of Object.entries(SHAPES)) {
+    it(`charges ${shape} what V8 holds, within the stated error`, () => {
+      const heap = measured(text);
+      const estimate = estimateParsedBytes(text);
+      expect(estimate, `${shape}: ${heap} bytes measured, ${estimate} estimated`).toBeGreaterThanOrEqual(heap * 0.9 - NOISE);
+      expect(estimate, `${shape}: ${heap} bytes measured, ${estimate} estimated`).toBeLessThanOrEqual(heap * 5);
+      expect(estimate).toBeLessThanOrEqual(text.length * WORST_BYTES_PER_CHAR);
+    });
+  }
+
+  it('charges dense data many times its text and long strings about their text', () => {
+    const dense = SHAPES['empty objects (the densest silo)']!;
+    const strings = SHAPES['long strings']!;
+    expect(estimateParsedBytes(dense) / dense.length).toBeGreaterThan(20);
+    expect(estimateParsedBytes(strings) / strings.length).toBeLessThan(1.1);
+  });
+
+  it('stays within the worst case for the shapes that hold most per character', () => {
+    for (const text of [array(200_000, () => '[{}]'), array(200_000, () => '[0]'), array(200_000, () => '[]')]) {
+      const heap = measured(text);
+      expect(heap).toBeLessThanOrEqual(text.length * WORST_BYTES_PER_CHAR + NOISE);
+      expect(estimateParsedBytes(text)).toBeGreaterThanOrEqual(heap * 0.9 - NOISE);
+    }
+  });
+});

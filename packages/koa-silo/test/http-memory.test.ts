@@ -1,0 +1,237 @@
+/**
+ * The memory budget over real HTTP (http/admission.ts), with a budget small enough to fill: 16 MiB,
+ * so 2 + 2 MiB of caches, 4 MiB for bodies being read and 8 MiB for values being parsed. A large
+ * request that does not fit waits (100 ms here), then answers 503 with Retry-After having done
+ * nothing; small requests and plain reads go on meanwhile; once memory is free the same request
+ * is served. The parsed-data cache charges the estimated heap of a value, not its text.
+ *
+ * Requests are kept in flight deterministically: the store can hold the next read of a data blob
+ * (a read or patch mid-load), and a slow upload is seen being read through its request stream.
+ */
+import http from 'node:http';
+import Keyv from 'keyv';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSilo } from '../src/index.js';
+import { access, manage, startSilo, type Account, type Harness, type Reply } from './support/http.js';
+
+const MiB = 1024 * 1024;
+
+/** An in-memory store that counts reads of data blobs and can hold the next one until released. */
+class HoldingMap extends Map<string, unknown> {
+  blobReads = 0;
+  private hold: { reached: () => void; until: Promise<void> } | undefined;
+
+  /** Holds the next read of a data blob: `reached` once it is held, `release` lets it go on. */
+  holdNextBlobRead(): { reached: Promise<void>; release: () => void } {
+    let reached!: () => void;
+    let release!: () => void;
+    const reachedPromise = new Promise<void>((resolve) => (reached = resolve));
+    const until = new Promise<void>((resolve) => (release = resolve));
+    this.hold = { reached, until };
+    return { reached: reachedPromise, release };
+  }
+
+  override get(key: string): unknown {
+    if (!key.includes(':blob:')) return super.get(key);
+    this.blobReads++;
+    const hold = this.hold;
+    if (!hold) return super.get(key);
+    this.hold = undefined;
+    hold.reached();
+    return hold.until.then(() => super.get(key));
+  }
+}
+
+const store = new HoldingMap();
+let h: Harness;
+let alice: Account;
+/** Resolves the next time Silo starts reading a request body. */
+let bodyRead: Promise<void> = Promise.resolve();
+let onBodyRead: () => void = () => {};
+
+const elements = (text: string) => [{ s: text }];
+const SPARSE = elements('x'.repeat(400_000));
+/** `[{},{},...]` of about 1 MB: some 21 MB of heap once parsed. */
+const DENSE_TEXT = `[${Array(330_000).fill('{}').join(',')}]`;
+
+const readWithParams = (uuid: string) => h.client.get(`/${uuid}?idx=0`, { headers: access(alice) });
+
+function expectBusy(reply: Reply): void {
+  expect(reply.status, reply.text.slice(0, 200)).toBe(503);
+  expect(reply.headers['retry-after']).toBe('1');
+  expect(reply.json).toEqual({ detail: expect.stringMatching(/busy/) });
+}
+
+/** A POST whose body is sent in part: the rest goes when `finish` is called. */
+function slowUpload(body: Buffer): { reply: Promise<{ status: number; text: string }>; finish: () => void } {
+  const req = http.request({
+    host: '127.0.0.1',
+    port: h.server.port,
+    path: '/api/v1/manage/',
+    method: 'POST',
+    agent: false,
+    headers: { host: 'api.localhost', 'content-type': 'application/json', 'content-length': body.length, ...manage(alice) },
+  });
+  const reply = new Promise<{ status: number; text: string }>((resolve, reject) => {
+    req.on('response', (res) => {
+      let text = '';
+      res.on('data', (c: Buffer) => (text += c.toString('utf8')));
+      res.on('end', () => resolve({ status: res.statusCode!, text }));
+    });
+    req.on('error', reject);
+  });
+  // A test that fails before finish() leaves it to the server's close: not an unhandled rejection.
+  reply.catch(() => {});
+  req.write(body.subarray(0, 1000));
+  return { reply, finish: () => req.end(body.subarray(1000)) };
+}
+
+const uploadBody = (name: string, bytes: number) => Buffer.from(JSON.stringify({ file_name: name, file_data: elements('u'.repeat(bytes)) }));
+
+beforeAll(async () => {
+  h = await startSilo(
+    { store: new Keyv({ store }), memoryBudgetBytes: 16 * MiB, memoryWaitMs: 100, plans: { default: { maxDataBytes: 10_000_000, rateLimitPerMinute: 0 } } },
+    (app, silo) => {
+      // Sees Silo start reading a body (it has taken the body's memory by then).
+      app.use(async (ctx, next) => {
+        const on = ctx.req.on.bind(ctx.req);
+        ctx.req.on = ((event: string, listener: (...args: unknown[]) => void) => {
+          if (event === 'data') onBodyRead();
+          return on(event, listener);
+        }) as typeof ctx.req.on;
+        await next();
+      });
+      app.use(silo.middleware());
+    },
+  );
+  alice = await h.account('alice');
+});
+afterAll(() => h.close());
+
+const nextBodyRead = () => {
+  bodyRead = new Promise<void>((resolve) => (onBodyRead = resolve));
+  return bodyRead;
+};
+
+describe('reads with parameters', () => {
+  it('wait for memory, answer 503 with Retry-After, and are served once it is free; other reads go on', async () => {
+    const first = await h.create(alice, { file_name: 'first', file_data: SPARSE });
+    const second = await h.create(alice, { file_name: 'second', file_data: SPARSE });
+    const tiny = await h.create(alice, { file_name: 'tiny', file_data: [{ a: 1 }] });
+
+    // The first read takes memory for the worst shape of its 400 KB (10 MB) and is held loading.
+    const held = store.holdNextBlobRead();
+    const firstRead = readWithParams(first);
+    try {
+      await held.reached;
+      expectBusy(await readWithParams(second));
+      // Small reads with parameters and plain reads do not wait for that memory.
+      expect((await readWithParams(tiny)).json).toEqual({ a: 1 });
+      expect((await h.client.get(`/${second}`, { headers: access(alice) })).json).toEqual(SPARSE);
+    } finally {
+      held.release();
+    }
+    expect((await firstRead).json).toEqual(SPARSE[0]);
+    expect((await readWithParams(second)).json).toEqual(SPARSE[0]);
+  });
+
+  it('serve one silo larger than the whole budget for parses when it is alone', async () => {
+    const dense = await h.create(alice, { file_name: 'dense', file_data: JSON.parse(DENSE_TEXT) });
+    expect((await readWithParams(dense)).json).toEqual({});
+  });
+});
+
+describe('the parsed-data cache', () => {
+  it('keeps a sparse silo but not a dense one of the same text size, whose heap is over its budget', async () => {
+    const sparse = await h.create(alice, { file_name: 'sparse', file_data: elements('y'.repeat(150_000)) });
+    const dense = await h.create(alice, { file_name: 'dense', file_data: JSON.parse(`[${Array(50_000).fill('{}').join(',')}]`) });
+    const loads = async (uuid: string) => {
+      const before = store.blobReads;
+      for (let i = 0; i < 3; i++) expect((await readWithParams(uuid)).status).toBe(200);
+      return store.blobReads - before;
+    };
+    // 150 KB of text each: the sparse one holds about 150 KB of heap, the dense one 3.2 MB (> 2 MiB).
+    expect(await loads(sparse)).toBe(1);
+    expect(await loads(dense)).toBe(3);
+  });
+});
+
+describe('uploads', () => {
+  it('wait for memory while a large body is read, answer 503 with Retry-After, and write nothing', async () => {
+    // 1.9 MB held twice over (its bytes, its text): 3.8 of the 4 MiB for bodies.
+    const reading = nextBodyRead();
+    const slow = slowUpload(uploadBody('slow', 1_900_000));
+    await reading;
+
+    const refused = await h.client.request('/api/v1/manage/', { method: 'POST', headers: manage(alice), body: uploadBody('refused', 300_000) });
+    expectBusy(refused);
+    // A small body is never kept waiting.
+    expect((await h.client.request('/api/v1/manage/', { method: 'POST', headers: manage(alice), body: uploadBody('small', 20_000) })).status).toBe(201);
+
+    slow.finish();
+    expect((await slow.reply).status).toBe(201);
+    expect((await h.client.request('/api/v1/manage/', { method: 'POST', headers: manage(alice), body: uploadBody('retried', 300_000) })).status).toBe(201);
+
+    const list = await h.client.get('/api/v1/manage/silos?per_page=100', { headers: manage(alice) });
+    const names = list.json.silos.map((s: { file_name: string }) => s.file_name);
+    expect(names).toEqual(expect.arrayContaining(['slow', 'small', 'retried']));
+    expect(names).not.toContain('refused');
+  });
+
+  it('take a body larger than the whole budget for bodies when it is alone', async () => {
+    const reply = await h.client.request('/api/v1/manage/', { method: 'POST', headers: manage(alice), body: uploadBody('large', 2_500_000) });
+    expect(reply.status).toBe(201);
+  });
+});
+
+describe('patches', () => {
+  it('that parse the stored data wait for memory like reads; appends, which do not parse, go on', async () => {
+    const big = await h.create(alice, { file_name: 'big', file_data: SPARSE });
+    const other = await h.create(alice, { file_name: 'other', file_data: SPARSE });
+    const merge = { method: 'PATCH', headers: manage(alice, { 'content-type': 'application/merge-patch+json' }), body: { file_name: 'renamed' } };
+    const held = store.holdNextBlobRead();
+    const read = readWithParams(other);
+    try {
+      await held.reached;
+      expectBusy(await h.client.request(`/api/v1/manage/${big}`, merge));
+      const append = await h.client.request(`/api/v1/manage/${big}`, {
+        method: 'PATCH',
+        headers: manage(alice, { 'content-type': 'application/json-patch+json' }),
+        body: [{ op: 'add', path: '/file_data/-', value: { added: true } }],
+      });
+      expect(append.status, append.text.slice(0, 200)).toBe(200);
+    } finally {
+      held.release();
+    }
+    expect((await read).status).toBe(200);
+    const renamed = await h.client.request(`/api/v1/manage/${big}`, merge);
+    expect(renamed.status, renamed.text.slice(0, 200)).toBe(200);
+    expect(renamed.json.file_name).toBe('renamed');
+  });
+});
+
+describe('collectGarbage', () => {
+  it('runs after a quarter of the budget for requests has been released', async () => {
+    let collections = 0;
+    const own = await startSilo({ memoryBudgetBytes: 16 * MiB, collectGarbage: () => collections++ });
+    try {
+      const bob = await own.account('bob');
+      // Each 1 MB upload releases its bytes and text (2 MB) and its value: two pass the 3 MiB.
+      await own.create(bob, { file_name: 'a', file_data: elements('a'.repeat(1_000_000)) });
+      expect(collections).toBe(0);
+      await own.create(bob, { file_name: 'b', file_data: elements('b'.repeat(1_000_000)) });
+      // The server releases a request's memory when its response is over, then collects in the next turn.
+      for (let turn = 0; turn < 100 && collections === 0; turn++) await new Promise((resolve) => setImmediate(resolve));
+      expect(collections).toBe(1);
+    } finally {
+      await own.close();
+    }
+  });
+});
+
+describe('the budget option', () => {
+  it('refuses caches that leave less than half of it to requests, and a budget under 1 MiB', () => {
+    expect(() => createSilo({ memoryBudgetBytes: 16 * MiB, parsedCacheBytes: 6 * MiB, bodyCacheBytes: 4 * MiB })).toThrow(/at most half/);
+    expect(() => createSilo({ memoryBudgetBytes: 1000 })).toThrow(/at least 1 MiB/);
+  });
+});
