@@ -3,6 +3,7 @@
  */
 import type Keyv from 'keyv';
 import { REGIONS, type Region } from './service/types.js';
+import { normalizeOrigin, type CorsOrigins } from './http/cors.js';
 
 export interface Plan {
   /** Largest compact JSON text of `file_data`, in bytes (the request body may carry a small envelope more). */
@@ -43,6 +44,12 @@ export interface SiloOptions {
   rateLimit?: RateLimitStore;
   /** Allow query and search parameters at /public/<file_uuid> (default false: they are a 400 there). */
   publicQueries?: boolean;
+  /**
+   * Browser origins allowed to make keyed requests (private reads, management, history) by CORS,
+   * such as `['https://app.example.com']`, or `'*'` for every origin. Never with credentials: keys
+   * travel in headers. Default none. Public data is readable from any origin regardless.
+   */
+  corsOrigins?: CorsOrigins;
   /** Take the client address from the last X-Forwarded-For entry (set it behind a trusted proxy only). Default false. */
   trustProxy?: boolean;
   /** PATCH and DELETE without If-Match answer 428 (default false). */
@@ -107,6 +114,7 @@ export interface ResolvedOptions {
   plans: Record<string, Plan>;
   rateLimit: RateLimitStore;
   publicQueries: boolean;
+  corsOrigins: CorsOrigins;
   trustProxy: boolean;
   requireIfMatch: boolean;
   notFound: 'next' | 'json';
@@ -148,6 +156,7 @@ export function resolveOptions(options: SiloOptions = {}): ResolvedOptions {
     plans,
     rateLimit: options.rateLimit ?? { store: 'memory' },
     publicQueries: options.publicQueries ?? false,
+    corsOrigins: resolveCorsOrigins(options.corsOrigins),
     trustProxy: options.trustProxy ?? false,
     requireIfMatch: options.requireIfMatch ?? false,
     notFound,
@@ -156,6 +165,12 @@ export function resolveOptions(options: SiloOptions = {}): ResolvedOptions {
     logger: options.logger ?? { error: (message, err) => console.error(message, err) },
     sweepIntervalMs: options.sweepIntervalMs ?? DEFAULT_SWEEP_INTERVAL_MS,
   };
+}
+
+function resolveCorsOrigins(origins: CorsOrigins | undefined): CorsOrigins {
+  if (origins === undefined || origins === '*') return origins ?? [];
+  if (!Array.isArray(origins)) throw new TypeError("corsOrigins must be '*' or an array of origins");
+  return [...new Set(origins.map(normalizeOrigin))];
 }
 
 export const DEFAULT_MEMORY_BUDGET_BYTES = 512 * 1024 * 1024;

@@ -10,7 +10,7 @@
 export interface SiloQueryErrorItem {
   loc: (string | number)[];
   msg: string;
-  type: string;
+  type: ErrorType;
   ctx?: Record<string, number>;
 }
 
@@ -50,3 +50,6 @@ export const ErrorType = {
   /** Search (`q`) on data that is not an array (raised when the compiled query runs). */
   searchRequiresArray: 'search_requires_array',
 } as const;
+
+/** One of the words above: `ErrorType.intParsing` is a value of type `ErrorType`. */
+export type ErrorType = (typeof ErrorType)[keyof typeof ErrorType];

@@ -15,6 +15,7 @@ export { compile, query, type CompiledQuery } from './query.js';
 export { hasQueryParams, PARAM_NAMES, type ParamName, type QueryParams } from './params.js';
 export { SiloQueryError, ErrorType, type SiloQueryErrorItem } from './errors.js';
 export { toJSON } from './json.js';
+export type { JsonValue } from './json-value.js';
 export { JsonNumber, compareJsonNumbers } from './json-number.js';
 export { parseJson, hasInexactNumbers } from './json-parse.js';
 export { jsonEqual } from './json-equal.js';

@@ -91,7 +91,7 @@ const quoteList = (words: readonly string[]): string => {
 export function readPlan(params: QueryParams): Plan {
   const values = readValues(params);
   const errors: SiloQueryErrorItem[] = [];
-  const fail = (name: ParamName, type: string, msg: string): void => {
+  const fail = (name: ParamName, type: ErrorType, msg: string): void => {
     errors.push({ loc: ['query', name], msg, type });
   };
 

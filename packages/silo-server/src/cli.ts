@@ -7,6 +7,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { createRequire } from 'node:module';
 import type { AccountService, KeyInfo, KeyType } from 'koa-silo';
 import { ConfigError, loadConfig, loadStorageConfig, settingOptions, settingsHelp, type Flags } from './config.js';
+import { missingStoreMessage, storeIsMissing, storeLine } from './command-store.js';
 import { createLogger, errorFields, silentLogger } from './log.js';
 import { openStores, StartupError } from './stores.js';
 
@@ -54,7 +55,10 @@ Usage:
                                                        revoke a key (repeat its name to confirm)
   silo help [COMMAND]  |  silo COMMAND --help  |  silo --version
 
---account defaults to "default". Every command works directly on the configured storage.
+--account defaults to "default". Every command works directly on the configured storage, found
+as silo serve finds it (SILO_DATA_DIR: default ./.silo-data of the current directory), and names
+it on stderr; keys list, accounts list and keys revoke never create a store that is not there.
+Exit codes: 0 done, 1 the command failed, 2 it was used wrongly.
 
 Settings: an environment variable or a flag (the flag wins). The storage ones (--data-dir,
 --store-url*, --sqlite-sync) apply to every command, the others to serve:
@@ -82,7 +86,7 @@ Creates a key and prints its value: the only time it is ever shown.
 `,
   'keys list': `Usage: silo keys list [--account NAME] [--json]
 
-Lists the account's keys: type, name, creation and expiry. Never their values.
+Lists the account's keys: type, name, creation and expiry (with the time left). Never their values.
   --json      print a JSON array of {type, name, account, created_at, duration?, expires_at?}
 `,
   'keys revoke': `Usage: silo keys revoke --type manage|access --name NAME --confirm NAME [--account NAME] [--json]
@@ -134,16 +138,35 @@ function keyType(command: string, values: Flags): KeyType {
   return type;
 }
 
+const DAY_MS = 86_400_000;
+
+/** A manage key's expiry for `keys list`: the instant, and how far off it is. */
+function expiryText(expiresAt: string | null, now: number): string {
+  if (expiresAt === null) return 'never';
+  const left = Date.parse(expiresAt) - now;
+  if (left <= 0) return `${expiresAt} (expired)`;
+  if (left < DAY_MS) return `${expiresAt} (in less than a day)`;
+  const days = Math.floor(left / DAY_MS);
+  return `${expiresAt} (in ${days} day${days === 1 ? '' : 's'})`;
+}
+
 function table(rows: string[][]): string {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
   return rows.map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n') + '\n';
 }
 
-/** Runs `fn` with the account service over the configured storage, then closes it. */
-async function withAccounts<T>(values: Flags, io: Io, fn: (accounts: AccountService) => Promise<T>): Promise<T> {
+/**
+ * Runs `fn` with the account service over the configured storage, then closes it. Says on stderr
+ * which store it opened; a command that only reads (or revokes) refuses to create a missing one.
+ */
+async function withAccounts<T>(command: string, values: Flags, io: Io, fn: (accounts: AccountService) => Promise<T>, opts: { needsStore: boolean }): Promise<T> {
   const storage = loadStorageConfig(io.env, values, io.cwd);
+  const main = storage.store.main;
+  const missing = storeIsMissing(main);
+  if (missing && opts.needsStore && main.kind === 'sqlite') throw new CommandError(missingStoreMessage(main, values, io.env, io.cwd));
   const { openSilo } = await serveModule();
   const { silo, stores } = await openSilo(storage, silentLogger);
+  io.stderr(`silo ${command}: ${storeLine(main, missing)}\n`);
   try {
     return await fn(silo.accounts);
   } finally {
@@ -183,11 +206,11 @@ async function keysCreate(args: string[], io: Io): Promise<number> {
   if (duration !== undefined && !(MANAGE_KEY_DURATIONS as readonly string[]).includes(duration)) {
     throw new UsageError(`silo ${cmd}: --duration must be one of ${MANAGE_KEY_DURATIONS.join(', ')}, got ${JSON.stringify(duration)}`);
   }
-  const key = await withAccounts(values, io, async (accounts) => {
+  const key = await withAccounts(cmd, values, io, async (accounts) => {
     await ensureAccount(accounts, account);
     if (!(await accounts.getAccount(account))) throw accountMissing(account);
     return accounts.createKey({ account, type, name, ...(duration ? { duration: duration as (typeof MANAGE_KEY_DURATIONS)[number] } : {}) });
-  });
+  }, { needsStore: false });
   if (values.json) {
     io.stdout(`${JSON.stringify(key)}\n`);
   } else {
@@ -206,22 +229,23 @@ async function keysList(args: string[], io: Io): Promise<number> {
   const { values } = parse(cmd, args, { account: { type: 'string', default: 'default' }, json: { type: 'boolean' } }, 0);
   if (values.help) return help(cmd, io);
   const account = String(values.account);
-  const keys = await withAccounts(values, io, async (accounts) => {
+  const keys = await withAccounts(cmd, values, io, async (accounts) => {
     if (!(await accounts.getAccount(account))) {
       if (account === 'default') return [] as KeyInfo[];
       throw accountMissing(account);
     }
     return accounts.listKeys(account);
-  });
+  }, { needsStore: true });
   if (values.json) {
     io.stdout(`${JSON.stringify(keys)}\n`);
   } else if (keys.length === 0) {
     io.stdout(`Account ${JSON.stringify(account)} has no keys.\n`);
   } else {
+    const now = Date.now();
     io.stdout(
       table([
         ['TYPE', 'NAME', 'CREATED', 'EXPIRES'],
-        ...keys.map((k) => [k.type, k.name, k.created_at, k.type === 'manage' ? (k.expires_at ?? 'never') : '-']),
+        ...keys.map((k) => [k.type, k.name, k.created_at, k.type === 'manage' ? expiryText(k.expires_at ?? null, now) : '-']),
       ]),
     );
   }
@@ -243,7 +267,7 @@ async function keysRevoke(args: string[], io: Io): Promise<number> {
   const confirm = required(cmd, values, 'confirm', "repeat the key's name to confirm");
   if (confirm !== name) throw new UsageError(`silo ${cmd}: --confirm ${JSON.stringify(confirm)} does not match --name ${JSON.stringify(name)}; nothing was revoked`);
   const account = String(values.account);
-  await withAccounts(values, io, (accounts) => accounts.revokeKey({ account, type, name, confirm }));
+  await withAccounts(cmd, values, io, (accounts) => accounts.revokeKey({ account, type, name, confirm }), { needsStore: true });
   if (values.json) io.stdout(`${JSON.stringify({ revoked: true, type, name, account })}\n`);
   else io.stdout(`Revoked ${type} key ${JSON.stringify(name)} of account ${JSON.stringify(account)}.\n`);
   return 0;
@@ -254,7 +278,7 @@ async function accountsCreate(args: string[], io: Io): Promise<number> {
   const { values, positionals } = parse(cmd, args, { json: { type: 'boolean' } }, 1);
   if (values.help) return help(cmd, io);
   const name = positionals[0]!;
-  const account = await withAccounts(values, io, (accounts) => accounts.createAccount(name));
+  const account = await withAccounts(cmd, values, io, (accounts) => accounts.createAccount(name), { needsStore: false });
   if (values.json) io.stdout(`${JSON.stringify(account)}\n`);
   else io.stdout(`Created account ${JSON.stringify(account.name)} (plan ${account.plan}). Create its keys with: silo keys create --account ${account.name} --type manage --name NAME\n`);
   return 0;
@@ -264,23 +288,30 @@ async function accountsList(args: string[], io: Io): Promise<number> {
   const cmd = 'accounts list';
   const { values } = parse(cmd, args, { json: { type: 'boolean' } }, 0);
   if (values.help) return help(cmd, io);
-  const list = await withAccounts(values, io, (accounts) => accounts.listAccounts());
+  const list = await withAccounts(cmd, values, io, (accounts) => accounts.listAccounts(), { needsStore: true });
   if (values.json) io.stdout(`${JSON.stringify(list)}\n`);
   else if (list.length === 0) io.stdout('No accounts yet.\n');
   else io.stdout(table([['NAME', 'PLAN', 'CREATED'], ...list.map((a) => [a.name, a.plan, a.created_at])]));
   return 0;
 }
 
+/** Signals this soon after the first are the same stop request delivered twice. */
+const DUPLICATE_SIGNAL_MS = 500;
+
 function waitForSignal(): Promise<string> {
   return new Promise((resolve) => {
+    // One handler for good: removing it and adding another would leave a moment in which a
+    // signal has its default action and kills the process with no shutdown at all.
+    let firstAt: number | undefined;
     const on = (signal: NodeJS.Signals) => {
-      process.off('SIGTERM', on);
-      process.off('SIGINT', on);
-      // A second signal while shutting down stops at once.
-      const force = () => process.exit(130);
-      process.once('SIGTERM', force);
-      process.once('SIGINT', force);
-      resolve(signal);
+      if (firstAt === undefined) {
+        firstAt = Date.now();
+        resolve(signal);
+        return;
+      }
+      // A second signal while shutting down stops at once. Not one within the first moment: Ctrl-C
+      // under `npm start` arrives twice (from the terminal to the process group, then forwarded by npm).
+      if (Date.now() - firstAt > DUPLICATE_SIGNAL_MS) process.exit(130);
     };
     process.on('SIGTERM', on);
     process.on('SIGINT', on);
@@ -329,9 +360,18 @@ async function serve(args: string[], io: Io): Promise<number> {
   return 0;
 }
 
+/** The usage lines of the commands of a group (`silo keys --help`, `silo help keys`). */
+function groupUsage(group: 'keys' | 'accounts'): string {
+  return `${Object.keys(HELP).filter((k) => k.startsWith(`${group} `)).map((k) => HELP[k]!.split('\n')[0]).join('\n')}\n`;
+}
+
 function help(command: string | undefined, io: Io): number {
   if (command === undefined) {
     io.stdout(`${MAIN_HELP}${settingsHelp()}\n`);
+    return 0;
+  }
+  if (command === 'keys' || command === 'accounts') {
+    io.stdout(groupUsage(command));
     return 0;
   }
   const text = HELP[command];
@@ -360,11 +400,7 @@ async function run(argv: string[], io: Io): Promise<number> {
   if (first === 'serve') return serve(argv.slice(1), io);
   if (first === 'accounts' || first === 'keys') {
     if (second === undefined || second === '--help' || second === '-h') {
-      const usage = `${Object.keys(HELP).filter((k) => k.startsWith(first)).map((k) => HELP[k]!.split('\n')[0]).join('\n')}\n`;
-      if (second !== undefined) {
-        io.stdout(usage);
-        return 0;
-      }
+      if (second !== undefined) return help(first, io);
       const subs = Object.keys(COMMANDS).filter((k) => k.startsWith(`${first} `)).map((k) => k.slice(first.length + 1));
       io.stderr(`silo ${first}: which command? ${subs.slice(0, -1).join(', ')} or ${subs.at(-1)} (see silo ${first} --help)\n`);
       return 2;
@@ -376,7 +412,23 @@ async function run(argv: string[], io: Io): Promise<number> {
   throw new UsageError(`silo: unknown command ${JSON.stringify(first)} (see silo --help)`);
 }
 
-/** Runs the command; resolves to the exit code. Never throws, never prints a stack trace. */
+/** The command that `argv` names (`keys create`), for the start of its messages; undefined when none. */
+function commandName(argv: string[]): string | undefined {
+  const [first, second] = argv;
+  if (first === 'serve') return first;
+  if ((first === 'keys' || first === 'accounts') && second !== undefined && COMMANDS[`${first} ${second}`]) return `${first} ${second}`;
+  return undefined;
+}
+
+/** `An account named "x" exists` → `an account named "x" exists`, to follow `silo COMMAND: `; `SILO_X ...` stays. */
+function continued(message: string): string {
+  return /^[A-Z][a-z ]/.test(message) ? `${message.charAt(0).toLowerCase()}${message.slice(1)}` : message;
+}
+
+/**
+ * Runs the command; resolves to the exit code. Never throws, never prints a stack trace. Every
+ * message starts with `silo COMMAND: ` (`silo: ` before a command is known).
+ */
 export async function main(argv: string[], io: Io = defaultIo()): Promise<number> {
   try {
     return await run(argv, io);
@@ -386,16 +438,23 @@ export async function main(argv: string[], io: Io = defaultIo()): Promise<number
       io.stderr(`${line}\n`);
       return 2;
     }
-    if (error instanceof ConfigError || error instanceof StartupError || error instanceof CommandError) {
-      io.stderr(`silo: ${line}\n`);
-      return 1;
-    }
+    const name = commandName(argv);
+    const report = (text: string) => io.stderr(`silo${name ? ` ${name}` : ''}: ${continued(text)}\n`);
     const status = statusOf(error);
-    if (status !== undefined) {
-      io.stderr(`silo: ${status === 503 ? 'the storage is unavailable' : line}\n`);
+    // A name or value that Silo refuses (too long, bad characters) is a wrong use, as a bad flag is.
+    if (status === 400 || status === 422) {
+      report(`${line}${name ? ` (see silo ${name} --help)` : ''}`);
+      return 2;
+    }
+    if (error instanceof ConfigError || error instanceof StartupError || error instanceof CommandError) {
+      report(line);
       return 1;
     }
-    io.stderr(`silo: unexpected error: ${line}${io.env.SILO_DEBUG ? `\n${(error as Error)?.stack ?? ''}` : ' (set SILO_DEBUG=1 for details)'}\n`);
+    if (status !== undefined) {
+      report(status === 503 ? 'the storage is unavailable' : line);
+      return 1;
+    }
+    report(`unexpected error: ${line}${io.env.SILO_DEBUG ? `\n${(error as Error)?.stack ?? ''}` : ' (set SILO_DEBUG=1 for details)'}`);
     return 1;
   }
 }

@@ -23,6 +23,10 @@ export interface ServerConfig {
   dataDir: string;
   store: { main: StoreLocation; regions: Record<Region, StoreLocation> };
   hosts: Record<Region, string>;
+  /** Extra ports whose every request is served as that region, whatever its Host (0 picks a free one). */
+  regionPorts?: Partial<Record<Region, number>>;
+  /** Browser origins allowed to make keyed requests by CORS (`'*'`: every origin); undefined = none. */
+  corsOrigins?: '*' | string[];
   /** The default plan's requests per minute; 0 turns rate limiting off; undefined keeps koa-silo's default. */
   rateLimitPerMinute?: number;
   /** The default plan's `file_data` size limit in bytes; undefined keeps koa-silo's default (10 MB). */
@@ -88,6 +92,14 @@ export const SETTINGS: Setting[] = [
     default: DEFAULT_HOSTS[r],
     help: `host name of region ${r}`,
   })),
+  ...REGIONS.map((r) => ({
+    env: `SILO_PORT_${envSuffix(r)}`,
+    flag: `port-${r}`,
+    kind: 'string' as const,
+    default: 'none',
+    help: `extra TCP port served as region ${r} whatever the Host (for clients that cannot set Host)`,
+  })),
+  { env: 'SILO_CORS_ORIGINS', flag: 'cors-origins', kind: 'string', default: 'none', help: 'browser origins allowed to use keys (private reads, management): comma-separated, or * for all' },
   { env: 'SILO_RATE_LIMIT_PER_MINUTE', flag: 'rate-limit-per-minute', kind: 'string', default: "600, koa-silo's default plan", help: 'requests per minute per client of the default plan; 0 = off' },
   { env: 'SILO_MAX_DATA_BYTES', flag: 'max-data-bytes', kind: 'string', default: '10MB', help: 'size limit of file_data for the default plan (bytes, or 500KB, 10MB, 1GB)' },
   { env: 'SILO_HISTORY_VERSIONS', flag: 'history-versions', kind: 'string', default: '20', help: 'versions each silo keeps in history, the current one included (1 to 1000)' },
@@ -180,6 +192,24 @@ function storeUrl(got: { value: string; source: string }, cwd: string): StoreLoc
   }
 }
 
+/** `https://a.example, http://localhost:3000` → the origins, as browsers send them in `Origin`; `*` alone: every origin. */
+function parseCorsOrigins(got: { value: string; source: string }): '*' | string[] {
+  const items = got.value.split(',').map((s) => s.trim()).filter(Boolean);
+  if (items.length === 1 && items[0] === '*') return '*';
+  return items.map((item) => {
+    let url: URL | undefined;
+    try {
+      url = new URL(item);
+    } catch {
+      url = undefined;
+    }
+    if (!url || !/^https?:$/.test(url.protocol) || url.pathname !== '/' || url.search || url.hash || url.username || url.password) {
+      throw new ConfigError(`${got.source} must be comma-separated origins such as https://app.example.com,http://localhost:3000 (scheme, host, port; no path), or * alone, got ${JSON.stringify(item)}`);
+    }
+    return url.origin;
+  });
+}
+
 /** Storage settings only: what every command needs. */
 export function loadStorageConfig(env: Env = process.env, flags: Flags = {}, cwd = process.cwd()): Pick<ServerConfig, 'dataDir' | 'store' | 'sqliteSynchronous'> {
   const read = new Reader(env, flags);
@@ -231,6 +261,19 @@ export function loadConfig(env: Env = process.env, flags: Flags = {}, cwd = proc
     hosts[r] = host;
   }
 
+  const regionPorts: Partial<Record<Region, number>> = {};
+  for (const r of REGIONS) {
+    const got = read.string(`SILO_PORT_${envSuffix(r)}`);
+    if (!got) continue;
+    const regionPort = integer(got, 0, 65535, 'a port number from 0 to 65535');
+    const taken = regionPort === 0 ? undefined : regionPort === port ? 'PORT' : REGIONS.find((o) => regionPorts[o] === regionPort);
+    if (taken) throw new ConfigError(`${got.source} repeats the port of ${taken === 'PORT' ? 'PORT' : `region ${taken}`}: ${regionPort}; each listener needs its own port`);
+    regionPorts[r] = regionPort;
+  }
+
+  const corsRaw = read.string('SILO_CORS_ORIGINS');
+  const corsOrigins = corsRaw ? parseCorsOrigins(corsRaw) : undefined;
+
   const rateRaw = read.string('SILO_RATE_LIMIT_PER_MINUTE');
   const rateLimitPerMinute = rateRaw ? integer(rateRaw, 0, 1_000_000_000, 'a whole number of requests per minute (0 = off)') : undefined;
 
@@ -280,6 +323,8 @@ export function loadConfig(env: Env = process.env, flags: Flags = {}, cwd = proc
     ...(listenRaw ? { listenAddress: listenRaw.value } : {}),
     ...storage,
     hosts,
+    ...(Object.keys(regionPorts).length > 0 ? { regionPorts } : {}),
+    ...(corsOrigins !== undefined ? { corsOrigins } : {}),
     ...(rateLimitPerMinute !== undefined ? { rateLimitPerMinute } : {}),
     ...(maxDataBytes !== undefined ? { maxDataBytes } : {}),
     ...(historyVersions !== undefined ? { historyVersions } : {}),

@@ -13,10 +13,12 @@ import { collectGarbage } from './collect-garbage.js';
 import type { ServerConfig } from './config.js';
 import { resolveLimits, TIMEOUTS } from './connection-limits.js';
 import { httpEdge } from './http-edge.js';
+import { watchKeyExpiry } from './key-expiry.js';
 import { createEdgeServer } from './http-server.js';
 import { createLogger, errorFields, throttledWarn, type Logger, type ThrottledWarn } from './log.js';
 import { describeLocation, openStores, StartupError, type Stores } from './stores.js';
-import { REGIONS } from './regions.js';
+import { capTotalAcrossListeners, regionPorts, type RegionPorts } from './region-ports.js';
+import { REGIONS, type Region } from './regions.js';
 
 export interface StartOptions {
   /** Where log lines go. Default: JSON lines on stdout. */
@@ -38,6 +40,8 @@ export interface RunningServer {
   /** The base URL, with the real port (useful with PORT=0). */
   url: string;
   port: number;
+  /** The real port of each region that has its own (SILO_PORT_<REGION>). */
+  regionPorts: Partial<Record<Region, number>>;
   server: http.Server | https.Server;
   silo: Silo;
   stores: Stores;
@@ -60,6 +64,7 @@ export function siloOptions(config: ServerConfig, stores: Stores, logger: Logger
     },
     rateLimit: stores.redis ? { redis: stores.redis } : { store: 'memory' },
     publicQueries: config.publicQueries,
+    ...(config.corsOrigins ? { corsOrigins: config.corsOrigins } : {}),
     trustProxy: config.trustProxy,
     ...(config.memoryBudgetBytes !== undefined ? { memoryBudgetBytes: config.memoryBudgetBytes } : {}),
     collectGarbage,
@@ -138,11 +143,15 @@ export function bannerText(url: string, keys: { manage: CreatedKey; access: Crea
     `  manage key "default" (${expires}): ${keys.manage.key}`,
     `  access key "default":  ${keys.access.key}`,
     '',
-    'Create a private silo, then read it back:',
+    'Ready to paste into a shell:',
     '',
-    `  curl -s -X POST ${url}/api/v1/manage/ -H 'X-MAN-API: ${keys.manage.key}' -H 'Content-Type: application/json' \\`,
+    `  export MANAGE_KEY=${keys.manage.key} ACCESS_KEY=${keys.access.key}`,
+    '',
+    'Then create a private silo and read it back:',
+    '',
+    `  curl -s -X POST ${url}/api/v1/manage/ -H "X-MAN-API: $MANAGE_KEY" -H 'Content-Type: application/json' \\`,
     `       -d '{"file_name": "hello", "file_data": {"hello": "world"}}'`,
-    `  curl -s ${url}/<file_uuid from the answer> -H 'X-SILO-KEY: ${keys.access.key}'`,
+    `  curl -s ${url}/<file_uuid from the answer> -H "X-SILO-KEY: $ACCESS_KEY"`,
     '',
     'More keys: npx silo keys create --type manage --name NAME   (npx silo --help)',
     '',
@@ -166,6 +175,8 @@ export function createApp(opts: {
   draining: () => boolean;
   /** Warn lines a client can cause at will (dropped connections); default: throttled `logger.warn`. */
   warn?: ThrottledWarn;
+  /** Serves requests on region ports as their region (region-ports.ts). */
+  regionPorts?: Pick<RegionPorts, 'middleware'>;
 }): Koa {
   const { silo, stores, logger } = opts;
   const warn = opts.warn ?? throttledWarn(logger);
@@ -197,6 +208,7 @@ export function createApp(opts: {
   });
 
   app.use(httpEdge());
+  if (opts.regionPorts) app.use(opts.regionPorts.middleware);
 
   app.use(async function health(ctx: Context, next: Next) {
     if (ctx.path !== '/healthz' && ctx.path !== '/readyz') return next();
@@ -282,15 +294,23 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   let keys: Awaited<ReturnType<typeof bootstrap>>;
   const warn = throttledWarn(logger);
   const limits = resolveLimits(config);
+  const regions = regionPorts(config);
   try {
     keys = await bootstrap(silo.accounts);
-    const app = createApp({ silo, stores, logger, trustProxy: config.trustProxy, draining: () => draining, warn });
+    const app = createApp({ silo, stores, logger, trustProxy: config.trustProxy, draining: () => draining, warn, regionPorts: regions });
     try {
       ({ server, stop: stopEdge } = createEdgeServer({ handler: app.callback(), limits, warn, ...(pem ? { tls: pem } : {}) }));
     } catch (error) {
       throw new StartupError(`cannot use SILO_TLS_CERT/SILO_TLS_KEY: ${(error as Error).message}`);
     }
     port = await listen(server, config);
+    if (config.regionPorts) {
+      capTotalAcrossListeners(server, limits.total, () => warn('connection refused', { reason: 'max_connections' }, 'total'));
+      await regions.listen(server, (err) => warn('accepting a connection failed', { error: err.message, code: err.code }, err.code)).catch(async (error: unknown) => {
+        await Promise.all([regions.close(), new Promise((resolve) => server.close(resolve))]);
+        throw error;
+      });
+    }
   } catch (error) {
     await silo.close().catch(() => {});
     await stores.close();
@@ -307,7 +327,9 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     // True when the first-start banner with the new keys follows this line.
     first_start: Boolean(keys),
     store: describeLocation(config.store.main),
-    regions: Object.fromEntries(REGIONS.map((r) => [r, { host: config.hosts[r], store: describeLocation(config.store.regions[r]) }])),
+    regions: Object.fromEntries(
+      REGIONS.map((r) => [r, { host: config.hosts[r], ...(regions.ports[r] !== undefined ? { listen_port: regions.ports[r] } : {}), store: describeLocation(config.store.regions[r]) }]),
+    ),
     limits: {
       max_connections: limits.total,
       max_connections_per_address: limits.perAddress,
@@ -325,6 +347,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     });
   }
   if (keys) printBanner(bannerText(url, keys));
+  const expiryWatch = watchKeyExpiry(silo.accounts, logger);
 
   const grace = options.shutdownGraceMs ?? 10_000;
   let closing: Promise<void> | undefined;
@@ -332,7 +355,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     closing ??= (async () => {
       draining = true;
       logger.info('shutting down', {});
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      const closed = Promise.all([new Promise<void>((resolve) => server.close(() => resolve())), regions.close()]);
       // Keep-alive connections between requests are closed at once; busy ones after their response.
       const sweep = setInterval(() => server.closeIdleConnections(), 50);
       server.closeIdleConnections();
@@ -344,11 +367,12 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
       clearInterval(sweep);
       clearTimeout(deadline);
       stopEdge();
+      await expiryWatch.stop();
       await silo.close().catch((error: unknown) => logger.error('closing storage failed', errorFields(error)));
       await stores.close();
       logger.info('stopped', {});
     })();
     return closing;
   };
-  return { url, port, server: server!, silo, stores, close };
+  return { url, port, regionPorts: regions.ports, server: server!, silo, stores, close };
 }

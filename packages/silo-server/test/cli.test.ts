@@ -17,37 +17,65 @@ interface Result {
   stderr: string;
 }
 
-async function silo(...argv: string[]): Promise<Result> {
+/** `silo ...argv` run in `where.cwd` with `where.env` (default: the test's data directory). */
+async function siloIn(where: { cwd: string; env: Record<string, string> }, ...argv: string[]): Promise<Result> {
   let stdout = '';
   let stderr = '';
-  const code = await main(argv, {
-    stdout: (t) => (stdout += t),
-    stderr: (t) => (stderr += t),
-    env: { SILO_DATA_DIR: path.join(dir, 'data') },
-    cwd: dir,
-  });
+  const code = await main(argv, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), env: where.env, cwd: where.cwd });
   return { code, stdout, stderr };
 }
+const silo = (...argv: string[]) => siloIn({ cwd: dir, env: { SILO_DATA_DIR: path.join(dir, 'data') } }, ...argv);
 
-function fails(r: Result, code: number, pattern: RegExp): void {
-  const context = JSON.stringify(r);
+/** How every message of `silo ...argv` starts: `silo COMMAND: `, or `silo: ` when argv names no command. */
+function prefixOf(argv: string[]): string {
+  const [first, second] = argv;
+  if (first === 'serve') return 'silo serve: ';
+  if (first === 'keys' || first === 'accounts') {
+    return ['create', 'list', 'revoke'].includes(second ?? '') && !(first === 'accounts' && second === 'revoke') ? `silo ${first} ${second}: ` : `silo ${first}: `;
+  }
+  return 'silo: ';
+}
+
+/** The store line a command writes to stderr once it has opened the store. */
+const STORE_LINE = /^silo (keys|accounts) [a-z]+: store sqlite:\/\/\/\S+( \(new and empty: created now\))?$/;
+
+/**
+ * A failure: nothing on stdout; on stderr the store line if the store was opened, then one line
+ * that starts like every message of that command.
+ */
+function fails(argv: string[], r: Result, code: number, pattern: RegExp): void {
+  const context = JSON.stringify({ argv, ...r });
   expect(r.code, context).toBe(code);
   expect(r.stdout, context).toBe('');
   expect(r.stderr.endsWith('\n'), context).toBe(true);
-  expect(r.stderr.trimEnd().split('\n'), context).toHaveLength(1);
-  expect(r.stderr, context).toMatch(pattern);
+  const lines = r.stderr.trimEnd().split('\n');
+  expect(lines.length, context).toBeLessThanOrEqual(2);
+  if (lines.length === 2) expect(lines[0], context).toMatch(STORE_LINE);
+  expect(lines.at(-1)!.startsWith(prefixOf(argv)), context).toBe(true);
+  expect(`${lines.at(-1)}\n`, context).toMatch(pattern);
 }
 
 describe('silo (in-process)', () => {
   it('help for every command', async () => {
-    for (const argv of [['--help'], ['help'], [], ['serve', '--help'], ['keys', 'create', '--help'], ['keys', 'list', '-h'], ['keys', 'revoke', '--help'], ['accounts', 'create', '--help'], ['help', 'keys', 'revoke'], ['keys', '--help']]) {
+    for (const argv of [['--help'], ['help'], [], ['serve', '--help'], ['keys', 'create', '--help'], ['keys', 'list', '-h'], ['keys', 'revoke', '--help'], ['accounts', 'create', '--help'], ['help', 'keys', 'revoke'], ['keys', '--help'], ['help', 'keys'], ['help', 'accounts'], ['help', 'serve']]) {
       const r = await silo(...argv);
       expect(r.code, argv.join(' ')).toBe(0);
       expect(r.stdout, argv.join(' ')).toMatch(/Usage/);
     }
     expect((await silo('serve', '--help')).stdout).toContain('SILO_TLS_CERT');
     expect((await silo('keys', 'create', '--help')).stdout).toContain('SILO_STORE_URL');
-    fails(await silo('keys'), 2, /^silo keys: which command\?/);
+    fails(['keys'], await silo('keys'), 2, /^silo keys: which command\?/);
+  });
+
+  it('silo help GROUP, as --help advertises `silo help [COMMAND]`, is the same as silo GROUP --help', async () => {
+    expect((await silo('--help')).stdout).toContain('silo help [COMMAND]');
+    for (const group of ['keys', 'accounts']) {
+      const viaHelp = await silo('help', group);
+      expect(viaHelp).toEqual(await silo(group, '--help'));
+      expect(viaHelp.stdout).toMatch(new RegExp(`^Usage: silo ${group} create`));
+    }
+    expect((await silo('help', 'accounts')).stdout).toContain('Usage: silo accounts list');
+    expect((await silo('help', 'keys')).stdout).toContain('Usage: silo keys revoke');
   });
 
   it('keys: create, list (text and JSON), revoke', async () => {
@@ -58,7 +86,7 @@ describe('silo (in-process)', () => {
     expect(Object.keys(access).sort()).toEqual(['account', 'created_at', 'key', 'name', 'type']);
 
     const text = await silo('keys', 'list');
-    expect(text.stdout).toMatch(/^TYPE\s+NAME\s+CREATED\s+EXPIRES\nmanage\s+ci\s+\S+\s+\S+Z\naccess\s+reader\s+\S+\s+-\n$/);
+    expect(text.stdout).toMatch(/^TYPE\s+NAME\s+CREATED\s+EXPIRES\nmanage\s+ci\s+\S+\s+\S+Z \(in 6 days\)\naccess\s+reader\s+\S+\s+-\n$/);
     const list = JSON.parse((await silo('keys', 'list', '--json')).stdout) as Array<Record<string, unknown>>;
     expect(list).toEqual([
       { type: 'manage', name: 'ci', account: 'default', created_at: expect.any(String), duration: '7d', expires_at: expect.any(String) },
@@ -66,7 +94,7 @@ describe('silo (in-process)', () => {
     ]);
 
     const revoked = await silo('keys', 'revoke', '--type', 'access', '--name', 'reader', '--confirm', 'reader');
-    expect(revoked).toEqual({ code: 0, stdout: 'Revoked access key "reader" of account "default".\n', stderr: '' });
+    expect(revoked).toEqual({ code: 0, stdout: 'Revoked access key "reader" of account "default".\n', stderr: `silo keys revoke: store sqlite://${path.join(dir, 'data', 'silo.sqlite')}\n` });
     expect(JSON.parse((await silo('keys', 'list', '--json')).stdout)).toHaveLength(1);
   });
 
@@ -81,9 +109,9 @@ describe('silo (in-process)', () => {
     expect((await silo('keys', 'create', '--type', 'access', '--name', 'ci')).code).toBe(0);
   });
 
-  it('every error is one line, exit 1 when the command failed, 2 when it was misused', async () => {
+  it('every error is one line (after the store line, once a store is open) starting "silo COMMAND: "; exit 1 when the command failed, 2 when it was misused', async () => {
     const cases: Array<[string[], number, RegExp]> = [
-      [['keys', 'create', '--type', 'manage', '--name', 'ci'], 1, /^silo: .*already has a manage key named "ci"\n$/],
+      [['keys', 'create', '--type', 'manage', '--name', 'ci'], 1, /^silo keys create: the account already has a manage key named "ci"\n$/],
       [['keys', 'create', '--type', 'admin', '--name', 'x'], 2, /^silo keys create: --type must be manage or access, got "admin"\n$/],
       [['keys', 'create', '--name', 'x'], 2, /^silo keys create: --type is required \(manage or access\)\n$/],
       [['keys', 'create', '--type', 'manage'], 2, /^silo keys create: --name is required/],
@@ -93,27 +121,29 @@ describe('silo (in-process)', () => {
       [['keys', 'create', '--type', 'manage', '--name', 'x', '--frobnicate'], 2, /^silo keys create: unknown option '--frobnicate' \(see silo keys create --help\)\n$/],
       [['keys', 'create', '--type', 'manage', '--name'], 2, /^silo keys create: option '--name <value>' argument missing/],
       [['keys', 'create', '--type', 'manage', '--name', 'x', 'extra'], 2, /^silo keys create: unexpected argument "extra"/],
-      [['keys', 'create', '--type', 'manage', '--name', 'x', '--account', 'ghost'], 1, /^silo: account "ghost" does not exist \(create it with: silo accounts create ghost\)\n$/],
-      [['keys', 'create', '--type', 'manage', '--name', '   '], 1, /^silo: A key name is 1 to 100 characters/],
+      [['keys', 'create', '--type', 'manage', '--name', 'x', '--account', 'ghost'], 1, /^silo keys create: account "ghost" does not exist \(create it with: silo accounts create ghost\)\n$/],
+      [['keys', 'create', '--type', 'manage', '--name', '   '], 2, /^silo keys create: a key name is 1 to 100 characters.* \(see silo keys create --help\)\n$/],
+      [['keys', 'create', '--type', 'manage', '--name', 'k'.repeat(101)], 2, /^silo keys create: a key name is 1 to 100 characters/],
       [['keys', 'revoke', '--type', 'manage', '--name', 'ci'], 2, /^silo keys revoke: --confirm is required/],
       [['keys', 'revoke', '--type', 'manage', '--name', 'ci', '--confirm', 'CI'], 2, /does not match --name "ci"; nothing was revoked/],
-      [['keys', 'revoke', '--type', 'access', '--name', 'nobody', '--confirm', 'nobody'], 1, /^silo: No access key named "nobody" in account "default"\n$/],
+      [['keys', 'revoke', '--type', 'access', '--name', 'nobody', '--confirm', 'nobody'], 1, /^silo keys revoke: no access key named "nobody" in account "default"\n$/],
       [['keys', 'revoke', '--name', 'ci', '--confirm', 'ci'], 2, /--type is required/],
-      [['keys', 'list', '--account', 'ghost'], 1, /^silo: account "ghost" does not exist/],
+      [['keys', 'list', '--account', 'ghost'], 1, /^silo keys list: account "ghost" does not exist/],
       [['keys', 'frob'], 2, /^silo keys: unknown command "frob"/],
-      [['accounts', 'create', 'acme'], 1, /^silo: An account named "acme" exists\n$/],
-      [['accounts', 'create', 'bad name'], 1, /^silo: An account name is 1 to 64 characters/],
+      [['accounts', 'create', 'acme'], 1, /^silo accounts create: an account named "acme" exists\n$/],
+      [['accounts', 'create', 'bad name'], 2, /^silo accounts create: an account name is 1 to 64 characters/],
+      [['accounts', 'create', 'a'.repeat(65)], 2, /^silo accounts create: an account name is 1 to 64 characters/],
       [['accounts', 'create'], 2, /^silo accounts create: missing NAME/],
       [['accounts', 'create', 'a', 'b'], 2, /^silo accounts create: unexpected argument "b"/],
       [['frobnicate'], 2, /^silo: unknown command "frobnicate" \(see silo --help\)\n$/],
       [['help', 'frobnicate'], 2, /^silo: unknown command "frobnicate"/],
-      [['keys', 'list', '--store-url', 'postgres://x'], 1, /^silo: --store-url: unsupported store URL "postgres:\/\/x"/],
-      [['keys', 'list', '--sqlite-sync', 'off'], 1, /^silo: --sqlite-sync must be normal or full/],
-      [['serve', '--port', 'eighty'], 1, /^silo: --port must be a port number from 0 to 65535, got "eighty"\n$/],
+      [['keys', 'list', '--store-url', 'postgres://x'], 1, /^silo keys list: --store-url: unsupported store URL "postgres:\/\/x"/],
+      [['keys', 'list', '--sqlite-sync', 'off'], 1, /^silo keys list: --sqlite-sync must be normal or full/],
+      [['serve', '--port', 'eighty'], 1, /^silo serve: --port must be a port number from 0 to 65535, got "eighty"\n$/],
       [['serve', '--bogus'], 2, /^silo serve: unknown option '--bogus'/],
       [['keys', 'list', '--port', '80'], 2, /^silo keys list: unknown option '--port'/],
     ];
-    for (const [argv, code, pattern] of cases) fails(await silo(...argv), code, pattern);
+    for (const [argv, code, pattern] of cases) fails(argv, await silo(...argv), code, pattern);
     // The refused revocations revoked nothing.
     expect(JSON.parse((await silo('keys', 'list', '--json')).stdout).map((k: { name: string }) => k.name)).toContain('ci');
   });
@@ -124,5 +154,58 @@ describe('silo (in-process)', () => {
     expect(fs.existsSync(path.join(other, 'silo.sqlite'))).toBe(true);
     expect((await silo('keys', 'list', '--json', '--store-url', `sqlite://${path.join(other, 'silo.sqlite')}`)).stdout).toContain('elsewhere');
     expect((await silo('keys', 'list', '--json')).stdout).not.toContain('elsewhere');
+  });
+});
+
+describe('silo: which store a command opens', () => {
+  // A project directory where the server ran (its default store, ./.silo-data), and a directory below it.
+  const project = path.join(dir, 'project');
+  const below = path.join(project, 'docs', 'notes');
+  const projectStore = path.join(project, '.silo-data');
+  const inProject = { cwd: project, env: {} };
+  const inBelow = { cwd: below, env: {} };
+
+  it('a command that creates the store says so; every command names the store it opened, on stderr', async () => {
+    fs.mkdirSync(below, { recursive: true });
+    const created = await siloIn(inProject, 'accounts', 'create', 'acme');
+    expect(created.code).toBe(0);
+    expect(created.stderr).toBe(`silo accounts create: store sqlite://${projectStore}/silo.sqlite (new and empty: created now)\n`);
+    const runs: string[][] = [
+      ['keys', 'create', '--type', 'access', '--name', 'reader', '--json'],
+      ['keys', 'list', '--json'],
+      ['accounts', 'list', '--json'],
+      ['keys', 'revoke', '--type', 'access', '--name', 'reader', '--confirm', 'reader', '--json'],
+    ];
+    for (const argv of runs) {
+      const r = await siloIn(inProject, ...argv);
+      expect(r.code, argv.join(' ')).toBe(0);
+      expect(r.stderr).toBe(`silo ${argv[0]} ${argv[1]}: store sqlite://${projectStore}/silo.sqlite\n`);
+      expect(() => JSON.parse(r.stdout), r.stdout).not.toThrow();
+    }
+  });
+
+  it('from another directory, read-only commands refuse to create a store and say where the one in use is', async () => {
+    const looked = path.join(below, '.silo-data', 'silo.sqlite');
+    for (const argv of [['keys', 'list'], ['keys', 'list', '--json'], ['accounts', 'list'], ['keys', 'revoke', '--type', 'manage', '--name', 'x', '--confirm', 'x']]) {
+      const r = await siloIn(inBelow, ...argv);
+      fails(argv, r, 1, new RegExp(`^${prefixOf(argv)}no store at ${looked} \\(SILO_DATA_DIR unset: \\./\\.silo-data of the current directory\\), nothing to read: there is one in ${projectStore}: run the command from ${project}, or set SILO_DATA_DIR=${projectStore} \\(or --data-dir\\)\n$`));
+      expect(r.stderr.split('\n')).toHaveLength(2); // the refusal only: no store was opened
+    }
+    expect(fs.existsSync(path.join(below, '.silo-data'))).toBe(false);
+
+    // Following the advice reaches the project's store.
+    const listed = await siloIn({ cwd: below, env: { SILO_DATA_DIR: projectStore } }, 'accounts', 'list', '--json');
+    expect(listed.code).toBe(0);
+    expect((JSON.parse(listed.stdout) as Array<{ name: string }>).map((a) => a.name)).toContain('acme');
+    expect(listed.stderr).toBe(`silo accounts list: store sqlite://${projectStore}/silo.sqlite\n`);
+  });
+
+  it('a store named by a setting that is not there: the message names the setting', async () => {
+    const nowhere = path.join(dir, 'nowhere');
+    const byEnv = await siloIn({ cwd: dir, env: { SILO_DATA_DIR: nowhere } }, 'keys', 'list');
+    fails(['keys', 'list'], byEnv, 1, /^silo keys list: no store at \S+nowhere\/silo\.sqlite \(set by SILO_DATA_DIR\), nothing to read: point SILO_DATA_DIR at the store the server uses\n$/);
+    const byFlag = await siloIn({ cwd: dir, env: { SILO_DATA_DIR: nowhere } }, 'accounts', 'list', '--store-url', `sqlite://${nowhere}/x.sqlite`);
+    fails(['accounts', 'list'], byFlag, 1, /\(set by --store-url\)/);
+    expect(fs.existsSync(nowhere)).toBe(false);
   });
 });

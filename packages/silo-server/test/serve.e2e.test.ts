@@ -30,6 +30,29 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
+const hasCurl = (() => {
+  try {
+    execFileSync('curl', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+/** The banner's lines as a user pastes them into a shell: the export line, then its curl commands. */
+async function pastedIntoShell(banner: string, url: string, keys: { manage: string; access: string }): Promise<void> {
+  const lines = banner.split('\n').map((l) => l.trim());
+  const exportLine = lines.find((l) => l.startsWith('export '))!;
+  const sh = (script: string) => execFileSync('sh', ['-c', script], { encoding: 'utf8', timeout: 10_000, env: { PATH: process.env.PATH } });
+  expect(sh(`${exportLine}\nprintf '%s %s' "$MANAGE_KEY" "$ACCESS_KEY"`)).toBe(`${keys.manage} ${keys.access}`);
+  if (!hasCurl) return;
+  const post = lines.findIndex((l) => l.startsWith('curl -s -X POST'));
+  const created = JSON.parse(sh(`${exportLine}\n${lines[post]}\n${lines[post + 1]}`)) as { file_uuid: string };
+  const read = lines[post + 2]!.replace('<file_uuid from the answer>', created.file_uuid);
+  expect(read.startsWith(`curl -s ${url}/`)).toBe(true);
+  expect(JSON.parse(sh(`${exportLine}\n${read}`))).toEqual({ hello: 'world' });
+}
+
 describe('silo serve on the embedded store', () => {
   const dir = tempDir('serve');
   const env = { SILO_DATA_DIR: path.join(dir, 'data') };
@@ -46,9 +69,10 @@ describe('silo serve on the embedded store', () => {
       expect(server.stdout()).not.toMatch(/silo_(man|acc)_/);
       expect(server.stdout().trimEnd().split('\n').every((l) => l.startsWith('{'))).toBe(true);
       expect(out).toContain('Created account "default"');
-      expect(out).toContain(`curl -s -X POST ${server.url}/api/v1/manage/ -H 'X-MAN-API: ${keys.manage}'`);
-      expect(out).toContain(`-H 'X-SILO-KEY: ${keys.access}'`);
-      expect(out.split(keys.manage).length - 1).toBe(2); // the key line and the curl line, nothing else
+      expect(out).toContain(`\n  export MANAGE_KEY=${keys.manage} ACCESS_KEY=${keys.access}\n`);
+      expect(out).toContain(`curl -s -X POST ${server.url}/api/v1/manage/ -H "X-MAN-API: $MANAGE_KEY"`);
+      expect(out).toContain(`-H "X-SILO-KEY: $ACCESS_KEY"`);
+      expect(out.split(keys.manage).length - 1).toBe(2); // the key line and the export line, nothing else
 
       uuid = await createSilo(server, keys.manage, { file_name: 'hello', file_data: [{ n: 1, s: 'héllo' }, { n: 2 }] });
       const read = await server.fetch(`/${uuid}?q=n&value=2`, { headers: { 'X-SILO-KEY': keys.access } });
@@ -84,6 +108,15 @@ describe('silo serve on the embedded store', () => {
       await server.stop('SIGKILL').catch(() => undefined);
     }
   }, 30_000);
+
+  it('the banner pasted into a shell: its export line sets MANAGE_KEY and ACCESS_KEY, its curl commands work', async () => {
+    const server = await startSilo({ env: { SILO_DATA_DIR: path.join(dir, 'pasted') }, cwd: dir });
+    try {
+      await pastedIntoShell(server.stderr(), server.url, server.keys!);
+    } finally {
+      expect((await server.stop()).code).toBe(0);
+    }
+  }, 20_000);
 
   it('a restart keeps accounts, keys and silos, and prints no keys', async () => {
     const server = await startSilo({ env, cwd: dir });
@@ -156,12 +189,12 @@ describe('start-up failures: one line on stderr, non-zero exit, within 5 s', () 
     const port = await closedPort();
     // Representative cases (config.test.ts checks every setting's validation in-process).
     const cases: Array<[Record<string, string>, RegExp]> = [
-      [{ PORT: 'abc' }, /^silo: PORT must be a port number from 0 to 65535, got "abc"$/],
-      [{ SILO_PUBLIC_QUERIES: 'perhaps' }, /^silo: SILO_PUBLIC_QUERIES must be 1\/0/],
-      [{ SILO_STORE_URL: 'mysql://localhost/silo' }, /^silo: SILO_STORE_URL: unsupported store URL/],
-      [{ SILO_STORE_URL: `redis://:hunter2@127.0.0.1:${port}/7` }, new RegExp(`^silo: cannot reach Redis at redis://:\\*\\*\\*@127\\.0\\.0\\.1:${port}/7: .*ECONNREFUSED`)],
-      [{ SILO_TLS_CERT: 'not-pem.txt', SILO_TLS_KEY: 'not-pem.txt' }, /^silo: cannot use SILO_TLS_CERT\/SILO_TLS_KEY: /],
-      [{ SILO_DATA_DIR: 'not-pem.txt' }, /^silo: SILO_DATA_DIR is not a directory/],
+      [{ PORT: 'abc' }, /^silo serve: PORT must be a port number from 0 to 65535, got "abc"$/],
+      [{ SILO_PUBLIC_QUERIES: 'perhaps' }, /^silo serve: SILO_PUBLIC_QUERIES must be 1\/0/],
+      [{ SILO_STORE_URL: 'mysql://localhost/silo' }, /^silo serve: SILO_STORE_URL: unsupported store URL/],
+      [{ SILO_STORE_URL: `redis://:hunter2@127.0.0.1:${port}/7` }, new RegExp(`^silo serve: cannot reach Redis at redis://:\\*\\*\\*@127\\.0\\.0\\.1:${port}/7: .*ECONNREFUSED`)],
+      [{ SILO_TLS_CERT: 'not-pem.txt', SILO_TLS_KEY: 'not-pem.txt' }, /^silo serve: cannot use SILO_TLS_CERT\/SILO_TLS_KEY: /],
+      [{ SILO_DATA_DIR: 'not-pem.txt' }, /^silo serve: SILO_DATA_DIR is not a directory/],
     ];
     // Three at a time: each is a whole Node process start, timed against the 5 s budget.
     const results: Awaited<ReturnType<typeof runSilo>>[] = [];
@@ -193,7 +226,7 @@ describe('start-up failures: one line on stderr, non-zero exit, within 5 s', () 
     try {
       const r = await runSilo(['serve'], { env: { PORT: String(port), SILO_DATA_DIR: path.join(dir, 'data2') }, cwd: dir });
       expect(r.code).toBe(1);
-      expect(r.stderr).toBe(`silo: cannot listen on 127.0.0.1:${port}: the port is in use (set PORT)\n`);
+      expect(r.stderr).toBe(`silo serve: cannot listen on 127.0.0.1:${port}: the port is in use (set PORT)\n`);
     } finally {
       blocker.close();
     }

@@ -1,8 +1,19 @@
-/** CORS for public data: any origin may GET it; preflights are answered here. */
+/**
+ * CORS. Public data: any origin may read it (it needs no credentials). Keyed requests (private
+ * reads, management, history): only the origins the operator allows (`corsOrigins`), and never
+ * with credentials, since keys travel in headers, not cookies. Preflights are answered here.
+ */
 import type { Context } from 'koa';
 import { sendEmpty } from './respond.js';
 
-const EXPOSED = 'ETag, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset';
+/** `'*'`: every origin; a list: exactly these serialized origins (`https://app.example.com`). */
+export type CorsOrigins = '*' | readonly string[];
+
+const EXPOSED = 'ETag, Location, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset';
+/** Headers a browser page may send to public data (a client library's `Content-Type` too, though a GET has no body). */
+const PUBLIC_HEADERS = 'Content-Type, If-None-Match';
+const KEYED_HEADERS = 'Content-Type, If-Match, If-None-Match, X-SILO-KEY, X-MAN-API';
+const MAX_AGE = '86400';
 
 /** On every response of a public data address (errors too, so a browser can read them). */
 export function allowAnyOrigin(ctx: Context): void {
@@ -14,8 +25,55 @@ export function allowAnyOrigin(ctx: Context): void {
 export function preflight(ctx: Context): void {
   allowAnyOrigin(ctx);
   ctx.set('Access-Control-Allow-Methods', 'GET, HEAD, OPTIONS');
-  ctx.set('Access-Control-Allow-Headers', 'If-None-Match');
-  ctx.set('Access-Control-Max-Age', '86400');
+  ctx.set('Access-Control-Allow-Headers', PUBLIC_HEADERS);
+  ctx.set('Access-Control-Max-Age', MAX_AGE);
   ctx.set('Allow', 'GET, HEAD, OPTIONS');
   sendEmpty(ctx, 204);
+}
+
+export interface KeyedCors {
+  /** Sets the CORS headers of a response to a keyed request; false when its origin is not allowed (no headers then). */
+  allow(ctx: Context): boolean;
+  /** The CORS part of the answer to an OPTIONS of a keyed address whose methods are `allow`. */
+  preflight(ctx: Context, allow: readonly string[]): void;
+}
+
+export function keyedCors(origins: CorsOrigins): KeyedCors {
+  const listed = origins === '*' ? undefined : new Set(origins);
+  const allow = (ctx: Context): boolean => {
+    if (listed?.size === 0) return false;
+    // The answer depends on Origin: a shared cache must not hand one origin's answer to another.
+    if (listed) ctx.vary('Origin');
+    const origin = ctx.get('Origin');
+    if (origin === '' || (listed && !listed.has(origin))) return false;
+    ctx.set('Access-Control-Allow-Origin', listed ? origin : '*');
+    ctx.set('Access-Control-Expose-Headers', EXPOSED);
+    return true;
+  };
+  return {
+    allow,
+    preflight(ctx, methods) {
+      if (!allow(ctx)) return;
+      ctx.set('Access-Control-Allow-Methods', [...methods, 'OPTIONS'].join(', '));
+      ctx.set('Access-Control-Allow-Headers', KEYED_HEADERS);
+      ctx.set('Access-Control-Max-Age', MAX_AGE);
+    },
+  };
+}
+
+/**
+ * `https://App.example.com/` → `https://app.example.com`, the form browsers send in `Origin`.
+ * Throws a TypeError for anything that is not a bare origin.
+ */
+export function normalizeOrigin(origin: string): string {
+  let url: URL;
+  try {
+    url = new URL(origin.trim());
+  } catch {
+    throw new TypeError(`corsOrigins: not an origin such as https://app.example.com: ${JSON.stringify(origin)}`);
+  }
+  if (url.origin === 'null' || url.pathname !== '/' || url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '') {
+    throw new TypeError(`corsOrigins: not an origin such as https://app.example.com (scheme, host and port only): ${JSON.stringify(origin)}`);
+  }
+  return url.origin;
 }

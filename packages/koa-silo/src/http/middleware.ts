@@ -7,7 +7,7 @@ import type { Context, Middleware, Next } from 'koa';
 import type { ResolvedOptions } from '../options.js';
 import type { AccountService, SiloService } from '../service/types.js';
 import { createAuth } from './auth.js';
-import { preflight } from './cors.js';
+import { keyedCors, preflight } from './cors.js';
 import { dataHandlers } from './data.js';
 import { MethodNotAllowedError, PathNotFoundError, renderError } from './errors.js';
 import { manageHandlers } from './manage.js';
@@ -61,6 +61,10 @@ export function createHttp(deps: HttpDeps): SiloHttp {
     publicQueries: options.publicQueries,
   });
 
+  const cors = keyedCors(options.corsOrigins);
+  /** Addresses that allow every origin themselves; every other Silo address is keyed. */
+  const anyOrigin = (path: string) => PATTERNS.publicData.test(path) || PATTERNS.openapi.test(path);
+
   const openapi = (ctx: Context) => {
     ctx.set('Access-Control-Allow-Origin', '*');
     sendJsonText(ctx, 200, deps.openapiText);
@@ -86,10 +90,15 @@ export function createHttp(deps: HttpDeps): SiloHttp {
     try {
       if (match === undefined || match.kind === 'unknown') throw new PathNotFoundError();
       if (match.kind === 'method') {
-        if (ctx.method !== 'OPTIONS') throw new MethodNotAllowedError(match.allow);
+        if (ctx.method !== 'OPTIONS') {
+          if (!anyOrigin(ctx.path)) cors.allow(ctx);
+          throw new MethodNotAllowedError(match.allow);
+        }
+        if (!anyOrigin(ctx.path)) cors.preflight(ctx, match.allow);
         ctx.set('Allow', [...match.allow, 'OPTIONS'].join(', '));
         return sendEmpty(ctx, 204);
       }
+      if (!anyOrigin(ctx.path)) cors.allow(ctx);
       await match.handler(ctx, ...match.params);
     } catch (err) {
       closeIfBodyUnread(ctx);

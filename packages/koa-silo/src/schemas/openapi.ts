@@ -143,7 +143,7 @@ export interface OpenApiOptions {
 const BEYOND = [
   'Query and search parameters are accepted in any order (the hosted service demands idx, path, output / q, value, op, path).',
   'Every data, get-silo, meta, create and update response carries a strong ETag; If-None-Match answers 304; If-Match on PATCH and DELETE answers 412 when the silo has changed (428 without it when the operator requires it).',
-  'Public data allows CORS GET from any origin; OPTIONS preflights are answered.',
+  'Public data allows CORS GET from any origin; OPTIONS preflights are answered. Keyed requests allow CORS only from the origins the operator lists (none by default), never with credentials.',
   'Region moves copy, switch, then delete: a read in flight during a move still succeeds.',
   'Every write is atomic (a reader, or a restart after a crash, sees the whole write or none of it) and makes a new version: `version` is in every metadata answer; history (GET /api/v1/manage/{file_uuid}/versions) keeps the plan\'s number of versions and any of them can be restored.',
   'PATCH takes an RFC 7386 merge patch (Content-Type application/merge-patch+json) or an RFC 6902 JSON Patch (application/json-patch+json); any other Content-Type keeps the update body.',

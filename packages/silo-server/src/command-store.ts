@@ -1,0 +1,49 @@
+/**
+ * Which store a `silo` command works on. The data directory resolves as for `silo serve`
+ * (SILO_DATA_DIR, default ./.silo-data of the current directory), so the command run from another
+ * directory names another store: a command that only reads refuses one that does not exist
+ * (rather than create it and answer "no keys"), and every command says which store it opened.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { STORE_FILE, type Env, type Flags } from './config.js';
+import { describeLocation, type StoreLocation } from './stores.js';
+
+/** True when opening `location` would create it (a SQLite file not there yet). */
+export function storeIsMissing(location: StoreLocation): boolean {
+  return location.kind === 'sqlite' && location.path !== ':memory:' && !fs.existsSync(location.path);
+}
+
+/** The one stderr line that says which store a command opened. */
+export function storeLine(location: StoreLocation, created: boolean): string {
+  return `store ${describeLocation(location)}${created ? ' (new and empty: created now)' : ''}`;
+}
+
+/** The setting that chose the store, as the user wrote it (a flag wins over the environment); undefined: the default. */
+function chosenBy(flags: Flags, env: Env): string | undefined {
+  if (flags['store-url']) return '--store-url';
+  if (env.SILO_STORE_URL) return 'SILO_STORE_URL';
+  if (flags['data-dir']) return '--data-dir';
+  if (env.SILO_DATA_DIR) return 'SILO_DATA_DIR';
+  return undefined;
+}
+
+/** The nearest directory above `cwd` that holds a default store (where `npm start` was likely run). */
+function defaultStoreAbove(cwd: string): string | undefined {
+  for (let dir = path.dirname(cwd); ; dir = path.dirname(dir)) {
+    const candidate = path.join(dir, '.silo-data');
+    if (fs.existsSync(path.join(candidate, STORE_FILE))) return candidate;
+    if (dir === path.dirname(dir)) return undefined;
+  }
+}
+
+/** Why a read-only command stops, in one line: where it looked and how to point it at the right store. */
+export function missingStoreMessage(location: StoreLocation & { kind: 'sqlite' }, flags: Flags, env: Env, cwd: string): string {
+  const source = chosenBy(flags, env);
+  if (source) return `no store at ${location.path} (set by ${source}), nothing to read: point ${source} at the store the server uses`;
+  const found = defaultStoreAbove(cwd);
+  const hint = found
+    ? `there is one in ${found}: run the command from ${path.dirname(found)}, or set SILO_DATA_DIR=${found} (or --data-dir)`
+    : 'run the command from the directory where the server runs, or set SILO_DATA_DIR (or --data-dir, SILO_STORE_URL) as the server has it';
+  return `no store at ${location.path} (SILO_DATA_DIR unset: ./.silo-data of the current directory), nothing to read: ${hint}`;
+}

@@ -1,0 +1,49 @@
+/**
+ * Manage keys expire (30 days by default), and whatever deploys with one stops working the day it
+ * does. So the server warns in its log, at start and then daily, about each manage key that
+ * expires within 7 days (or did in the last 7): its account and name, never its value.
+ */
+import type { AccountService } from 'koa-silo';
+import { errorFields, type Logger } from './log.js';
+
+const DAY_MS = 86_400_000;
+export const EXPIRY_WARNING_DAYS = 7;
+
+/** Writes one warn line per manage key close to its expiry; resolves to how many. */
+export async function warnExpiringKeys(accounts: AccountService, logger: Logger, now = Date.now()): Promise<number> {
+  let warned = 0;
+  for (const account of await accounts.listAccounts()) {
+    for (const key of await accounts.listKeys(account.name)) {
+      if (key.type !== 'manage' || !key.expires_at) continue;
+      const left = Date.parse(key.expires_at) - now;
+      if (Math.abs(left) > EXPIRY_WARNING_DAYS * DAY_MS) continue;
+      const fields = { account: key.account, name: key.name, expires_at: key.expires_at };
+      const replace = `replace it: silo keys create --account ${key.account} --type manage --name NAME`;
+      if (left > 0) logger.warn('manage key expires soon', { ...fields, expires_in_hours: Math.floor(left / 3_600_000), action: replace });
+      else logger.warn('manage key has expired', { ...fields, action: replace });
+      warned++;
+    }
+  }
+  return warned;
+}
+
+export interface ExpiryWatch {
+  /** Stops the daily check; resolves once a check under way has finished (before storage closes). */
+  stop(): Promise<void>;
+}
+
+/** Checks now, then every `intervalMs` (a day) until stopped. A failed check is a warn line, not a crash. */
+export function watchKeyExpiry(accounts: AccountService, logger: Logger, intervalMs = DAY_MS): ExpiryWatch {
+  let running: Promise<unknown> = Promise.resolve();
+  const check = () => {
+    running = warnExpiringKeys(accounts, logger).catch((error: unknown) => logger.warn('checking key expiry failed', errorFields(error)));
+  };
+  check();
+  const timer = setInterval(check, intervalMs).unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await running;
+    },
+  };
+}
