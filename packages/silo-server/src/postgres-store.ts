@@ -206,16 +206,23 @@ export class PostgresStore implements KeyvStoreAdapter {
   /** Runs `work` in a transaction, committed when it answers true, rolled back otherwise. */
   async #transaction(work: (client: pg.PoolClient) => Promise<boolean>): Promise<boolean> {
     const client = await this.#pool.connect();
+    // A connection lost between two statements is reported as an 'error' event of the client
+    // (fatal to the process without a listener); the next statement fails with it anyway.
+    let lost: Error | undefined;
+    const onError = (error: Error) => (lost = error);
+    client.on('error', onError);
     try {
       await client.query('BEGIN');
       const result = await work(client);
       await client.query(result ? 'COMMIT' : 'ROLLBACK');
       return result;
     } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
+      if (!lost) await client.query('ROLLBACK').catch(() => undefined);
       throw error;
     } finally {
-      client.release();
+      client.off('error', onError);
+      // A broken connection goes, not back to the pool.
+      client.release(lost);
     }
   }
 
