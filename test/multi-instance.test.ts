@@ -1,15 +1,17 @@
 /**
- * Several instances (issue 4): two `silo serve` processes on two ports with one
- * SILO_STORE_URL=redis://127.0.0.1:6379/7. A silo created through one is read, updated, listed
+ * Several instances (issues 4 and 11): two `silo serve` processes on two ports with one
+ * SILO_STORE_URL: redis://127.0.0.1:6379/7, then a schema of this run in the test PostgreSQL. A silo created through one is read, updated, listed
  * and deleted through the other; a key revoked with the `silo` command stops working on both
  * within 1 second. Database 7 of the test Redis is this file's own: emptied before and after.
  */
 import { createClient } from '@keyv/redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { postgresAvailable, TEST_POSTGRES_URL, testSchema, type TestSchema } from './support/postgres.js';
 import { redisAvailable, TEST_REDIS_URL } from './support/redis.js';
 import { cleanup, ensureBuilt, eventually, runSilo, startSilo, tempDir, type Keys, type SiloServer } from './support/silo-process.js';
 
 const haveRedis = await redisAvailable();
+const havePostgres = await postgresAvailable();
 const DB = 7;
 
 function dbUrl(): string {
@@ -29,16 +31,20 @@ async function emptyDb(): Promise<void> {
   }
 }
 
-describe.skipIf(!haveRedis)('two silo serve processes on one Redis', () => {
-  const dir = tempDir('multi');
-  const env = { SILO_STORE_URL: dbUrl(), SILO_RATE_LIMIT_PER_MINUTE: '0' };
+/** The same checks on two instances sharing one store: `open` empties it and names it, `close` cleans up. */
+function twoInstances(label: string, skip: boolean, open: () => Promise<string>, close: () => Promise<void>) {
+describe.skipIf(skip)(label, () => {
+  // Made in beforeAll: the cleanup of the describe before this one removes every temporary directory.
+  let dir: string;
+  let env: Record<string, string>;
   let a: SiloServer;
   let b: SiloServer;
   let keys: Keys;
 
   beforeAll(async () => {
     ensureBuilt();
-    await emptyDb();
+    dir = tempDir('multi');
+    env = { SILO_STORE_URL: await open(), SILO_RATE_LIMIT_PER_MINUTE: '0' };
     a = await startSilo({ env, cwd: dir });
     b = await startSilo({ env, cwd: dir });
     keys = a.keys!;
@@ -47,7 +53,7 @@ describe.skipIf(!haveRedis)('two silo serve processes on one Redis', () => {
   afterAll(async () => {
     await Promise.all([a, b].filter(Boolean).map((s) => s.stop().catch(() => undefined)));
     await cleanup();
-    if (haveRedis) await emptyDb();
+    if (!skip) await close();
   }, 30_000);
 
   const manage = (server: SiloServer, path: string, init: RequestInit = {}) =>
@@ -112,4 +118,20 @@ describe.skipIf(!haveRedis)('two silo serve processes on one Redis', () => {
     expect([ea.code, eb.code]).toEqual([0, 0]);
     for (const s of [a, b]) expect(s.stdout()).not.toMatch(/"level":"error"/);
   }, 20_000);
+});
+}
+
+twoInstances('two silo serve processes on one Redis', !haveRedis, async () => {
+  await emptyDb();
+  return dbUrl();
+}, emptyDb);
+
+let schema: TestSchema | undefined;
+twoInstances('two silo serve processes on one PostgreSQL database', !havePostgres, async () => {
+  schema = await testSchema('multi');
+  const url = new URL(TEST_POSTGRES_URL);
+  url.searchParams.set('options', `-c search_path=${schema.name}`);
+  return url.toString();
+}, async () => {
+  await schema?.drop();
 });

@@ -17,11 +17,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, isContractError, type Answer, type Call } from '../support/http-call.js';
+import { postgresAvailable, TEST_POSTGRES_URL, testSchema, type TestSchema } from '../support/postgres.js';
 import { flushDb, redisDbUrl } from '../support/redis-db.js';
 import { redisAvailable } from '../support/redis.js';
 import { startSiloServer, type SiloServer } from '../support/silo-server.js';
 
 const haveRedis = await redisAvailable();
+const havePostgres = await postgresAvailable();
 const DB = 15;
 const APPENDS = 200;
 const RIVALS = 100;
@@ -192,4 +194,23 @@ describe('concurrent patches on SQLite', () => {
     const first = await startSiloServer(env);
     return [first, await startSiloServer(env)];
   });
+});
+
+describe.skipIf(!havePostgres)('concurrent patches on PostgreSQL', () => {
+  let schema: TestSchema | undefined;
+  patchRaces(
+    'two processes on one PostgreSQL database',
+    async () => {
+      schema = await testSchema('patches');
+      const url = new URL(TEST_POSTGRES_URL);
+      url.searchParams.set('options', `-c search_path=${schema.name}`);
+      const env = { SILO_STORE_URL: url.toString(), SILO_DATA_DIR: tempDir(), SILO_RATE_LIMIT_PER_MINUTE: '0' };
+      const first = await startSiloServer(env);
+      return [first, await startSiloServer(env)];
+    },
+    undefined,
+    async () => {
+      await schema?.drop();
+    },
+  );
 });

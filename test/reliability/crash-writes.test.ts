@@ -1,6 +1,7 @@
 /**
  * Atomic, durable writes of every kind across kill -9 (contract §9, §10), on SQLite (a temporary
- * SILO_DATA_DIR) and on Redis (database 14 of the test Redis, emptied before and after).
+ * SILO_DATA_DIR), on Redis (database 14 of the test Redis, emptied before and after) and on
+ * PostgreSQL (a schema of this run in the test database, dropped afterwards).
  *
  * Workers send a random mix of writes to `silo serve`: create, full PATCH (name and data of one
  * write), merge patch, JSON Patch append (on silos with array data), restore of an earlier
@@ -41,10 +42,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_LOCK_TIMING } from '../../packages/koa-silo/src/storage/lease-locks.js';
 import { call, isContractError, pool, type Answer, type Call } from '../support/http-call.js';
 import { flushDb, redisDbUrl } from '../support/redis-db.js';
+import { postgresAvailable, TEST_POSTGRES_URL, testSchema, type TestSchema } from '../support/postgres.js';
 import { redisAvailable } from '../support/redis.js';
 import { startSiloServer, type SiloServer } from '../support/silo-server.js';
 
 const haveRedis = await redisAvailable();
+const havePostgres = await postgresAvailable();
 const DB = 14;
 
 const REGIONS = ['api', 'sg-01-api', 'usc-01-api'] as const;
@@ -625,6 +628,23 @@ describe('kill -9 of silo serve during concurrent writes of every kind', () => {
       await crashRun({
         label: 'Redis',
         env: { SILO_STORE_URL: redisDbUrl(DB), SILO_DATA_DIR: tempDir(), SILO_RATE_LIMIT_PER_MINUTE: '0', SILO_HISTORY_VERSIONS: String(KEEP) },
+      });
+    }, 90_000);
+  });
+
+  describe.skipIf(!havePostgres)('on PostgreSQL', () => {
+    let schema: TestSchema | undefined;
+    afterAll(async () => {
+      await schema?.drop();
+    });
+
+    it('PostgreSQL: every silo is one whole write, none acknowledged is lost', async () => {
+      schema = await testSchema('crash');
+      const url = new URL(TEST_POSTGRES_URL);
+      url.searchParams.set('options', `-c search_path=${schema.name}`);
+      await crashRun({
+        label: 'PostgreSQL',
+        env: { SILO_STORE_URL: url.toString(), SILO_DATA_DIR: tempDir(), SILO_RATE_LIMIT_PER_MINUTE: '0', SILO_HISTORY_VERSIONS: String(KEEP) },
       });
     }, 90_000);
   });

@@ -7,6 +7,8 @@
  * - `redis://[user:password@]host[:port][/db]` (or `rediss://`): each role is its own Keyv
  *   namespace in that database (`silo:main::<key>`, `silo:region:api::<key>`, ...). Processes
  *   given the same URL share one client per URL.
+ * - `postgres://[user:password@]host[:port]/db[?sslmode=require&...]` (or `postgresql://`): each
+ *   role is its own table, as on SQLite, made at start (see postgres-store.ts); one pool per URL.
  *
  * Every Keyv made here throws storage errors (`throwOnErrors`), so that an outage becomes a 503
  * rather than a silent "not found". A Redis that cannot be reached at start is an error within
@@ -16,6 +18,8 @@
 import path from 'node:path';
 import Keyv from 'keyv';
 import KeyvRedis, { createClient, type RedisClientType } from '@keyv/redis';
+import pg from 'pg';
+import { PostgresStore } from './postgres-store.js';
 import { REGIONS, type Region } from './regions.js';
 import { SqliteStore, sqliteKeyv, type SqliteSynchronous } from './sqlite-store.js';
 
@@ -23,7 +27,8 @@ export type StoreRole = 'main' | Region;
 
 export type StoreLocation =
   | { kind: 'sqlite'; path: string; url: string }
-  | { kind: 'redis'; url: string; db: number; display: string };
+  | { kind: 'redis'; url: string; db: number; display: string }
+  | { kind: 'postgres'; url: string; display: string };
 
 /** A problem with configuration or storage found at start: reported as one line, no stack. */
 export class StartupError extends Error {
@@ -59,8 +64,19 @@ export function parseStoreUrl(raw: string, cwd = process.cwd()): StoreLocation {
     const db = dbPart === '' ? 0 : Number(dbPart);
     return { kind: 'redis', url: value, db, display: redact(value) };
   }
+  if (value.startsWith('postgres://') || value.startsWith('postgresql://')) {
+    let url: URL;
+    try {
+      url = new URL(value);
+    } catch {
+      throw new StartupError(`not a valid PostgreSQL URL: ${redact(value)}`);
+    }
+    if (!url.hostname) throw new StartupError(`a PostgreSQL URL needs a host: ${redact(value)}`);
+    if (url.pathname.replace(/^\//, '') === '') throw new StartupError(`a PostgreSQL URL needs a database: ${redact(value)} (postgres://host:port/db)`);
+    return { kind: 'postgres', url: value, display: redact(value) };
+  }
   throw new StartupError(
-    `unsupported store URL ${JSON.stringify(redact(value))}: use sqlite://<path> or redis://host:port[/db]`,
+    `unsupported store URL ${JSON.stringify(redact(value))}: use sqlite://<path>, redis://host:port[/db] or postgres://host:port/db`,
   );
 }
 
@@ -83,7 +99,7 @@ export function describeLocation(location: StoreLocation): string {
   return location.kind === 'sqlite' ? location.url : location.display;
 }
 
-/** The table (SQLite) or namespace (Redis) of a role. */
+/** The table (SQLite, PostgreSQL) or namespace (Redis) of a role. */
 export function sqliteTable(role: StoreRole): string {
   return role === 'main' ? 'main' : `region_${role.replace(/-/g, '_')}`;
 }
@@ -190,6 +206,39 @@ function openSqlite(role: StoreRole, location: Extract<StoreLocation, { kind: 's
   return { role, location, keyv };
 }
 
+/** How long one PostgreSQL statement may run (the storage time limit of koa-silo is 5 s too). */
+const POSTGRES_STATEMENT_TIMEOUT_MS = 5000;
+const POSTGRES_POOL_SIZE = 10;
+
+/** A pool on `location`, answering within `timeoutMs` at start (else one StartupError line). */
+async function connectPostgres(
+  location: Extract<StoreLocation, { kind: 'postgres' }>,
+  timeoutMs: number,
+  log: NonNullable<OpenStoresOptions['log']>,
+): Promise<pg.Pool> {
+  const pool = new pg.Pool({
+    connectionString: location.url,
+    max: POSTGRES_POOL_SIZE,
+    connectionTimeoutMillis: timeoutMs,
+    statement_timeout: POSTGRES_STATEMENT_TIMEOUT_MS,
+  });
+  // An idle connection the server dropped: the pool replaces it; a request meanwhile gets a 503.
+  pool.on('error', (error: Error) => log('warn', 'storage connection lost', { store: location.display, error: error.message }));
+  try {
+    await withTimeout(pool.query('SELECT 1'), timeoutMs, () => `no answer within ${timeoutMs} ms`);
+    return pool;
+  } catch (error) {
+    await pool.end().catch(() => undefined);
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new StartupError(`cannot reach PostgreSQL at ${location.display}: ${reason}`);
+  }
+}
+
+async function openPostgres(role: StoreRole, location: Extract<StoreLocation, { kind: 'postgres' }>, pool: pg.Pool): Promise<StoreHandle> {
+  const store = await PostgresStore.open({ pool, table: sqliteTable(role) });
+  return { role, location, keyv: new Keyv({ store, namespace: undefined, useKeyPrefix: false, throwOnErrors: true }) };
+}
+
 function openRedis(role: StoreRole, conn: RedisConn): StoreHandle {
   const namespace = redisNamespace(role);
   const store = new KeyvRedis(conn.client as never, { namespace, throwOnErrors: true, throwOnConnectError: true });
@@ -204,8 +253,10 @@ export async function openStores(options: OpenStoresOptions): Promise<Stores> {
   const synchronous = options.sqliteSynchronous ?? 'normal';
   const timeoutMs = options.connectTimeoutMs ?? 2000;
   const conns = new Map<string, RedisConn>();
+  const pools = new Map<string, pg.Pool>();
   const handles: StoreHandle[] = [];
   const closeAll = async () => {
+    for (const pool of pools.values()) await pool.end().catch(() => {});
     for (const h of handles) {
       if (h.location.kind === 'sqlite') await h.keyv.disconnect().catch(() => {});
     }
@@ -218,12 +269,18 @@ export async function openStores(options: OpenStoresOptions): Promise<Stores> {
     // Connect every distinct Redis at once so that the whole start stays within one timeout.
     const redisLocations = new Map<string, Extract<StoreLocation, { kind: 'redis' }>>();
     for (const [, loc] of all) if (loc.kind === 'redis') redisLocations.set(loc.url, loc);
-    const results = await Promise.allSettled([...redisLocations.values()].map((loc) => connectRedis(loc, timeoutMs, log)));
-    for (const r of results) if (r.status === 'fulfilled') conns.set(r.value.location.url, r.value);
+    const postgresLocations = new Map<string, Extract<StoreLocation, { kind: 'postgres' }>>();
+    for (const [, loc] of all) if (loc.kind === 'postgres') postgresLocations.set(loc.url, loc);
+    const results = await Promise.allSettled([
+      ...[...redisLocations.values()].map(async (loc) => conns.set(loc.url, await connectRedis(loc, timeoutMs, log))),
+      ...[...postgresLocations.values()].map(async (loc) => pools.set(loc.url, await connectPostgres(loc, Math.max(timeoutMs, 5000), log))),
+    ]);
     const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed) throw failed.reason;
     for (const [role, loc] of all) {
-      handles.push(loc.kind === 'sqlite' ? openSqlite(role, loc, synchronous) : openRedis(role, conns.get(loc.url)!));
+      if (loc.kind === 'sqlite') handles.push(openSqlite(role, loc, synchronous));
+      else if (loc.kind === 'redis') handles.push(openRedis(role, conns.get(loc.url)!));
+      else handles.push(await openPostgres(role, loc, pools.get(loc.url)!));
     }
   } catch (error) {
     await closeAll();
@@ -243,6 +300,13 @@ export async function openStores(options: OpenStoresOptions): Promise<Stores> {
           (h.keyv.store as SqliteStore).check();
         }
       }
+      await Promise.all(
+        [...pools].map(([url, pool]) =>
+          withTimeout(pool.query('SELECT 1'), checkTimeoutMs, () => `no answer within ${checkTimeoutMs} ms`).catch((error: unknown) => {
+            throw new Error(`PostgreSQL ${redact(url)}: ${error instanceof Error ? error.message : String(error)}`);
+          }),
+        ),
+      );
       await Promise.all(
         [...conns.values()].map((c) =>
           withTimeout(c.client.ping(), checkTimeoutMs, () => `no answer within ${checkTimeoutMs} ms`).catch((error: unknown) => {

@@ -399,7 +399,7 @@ describe('durability', () => {
 
 // koa-silo's storage contract, through its own facade and services, on the Keyv exactly as the
 // server configures it (no Keyv prefix), and on a plain `new Keyv({ store })` (prefix `keyv:`). Every Keyv is a connection of
-// its own to one file, as the server and the `silo` command are: multiInstance runs the tests of
+// its own to one file (in one process they share one connection, as the server's stores do): multiInstance runs the tests of
 // several processes sharing the store (atomic through its transactions).
 const contractFile = path.join(tmpRoot, 'contract', 'silo.sqlite');
 const contractStores: SqliteStore[] = [];

@@ -1,0 +1,49 @@
+/**
+ * koa-silo's storage contract on PostgresStore (a schema of this run in the test database, dropped
+ * afterwards): every Keyv is a store on one pool, as the server's instances are on one database,
+ * so multiInstance runs the tests of several instances sharing it.
+ */
+import Keyv from 'keyv';
+import { afterAll, describe, expect, it } from 'vitest';
+import { storageContract } from '../../koa-silo/test/storage-contract.js';
+import { postgresAvailable, testSchema, type TestSchema } from '../../../test/support/postgres.js';
+import { PostgresStore } from '../src/postgres-store.js';
+
+const havePostgres = await postgresAvailable();
+const schema: TestSchema | undefined = havePostgres ? await testSchema('contract') : undefined;
+
+/** A fresh table per Keyv asked for would split one instance's store: one table, many Keyvs. */
+const store = havePostgres ? await PostgresStore.open({ pool: schema!.pool, table: 'main' }) : undefined;
+
+afterAll(async () => {
+  await schema?.drop();
+});
+
+storageContract(
+  'PostgreSQL (silo-server PostgresStore)',
+  async () => {
+    return new Keyv({ store: store!, namespace: undefined, useKeyPrefix: false, throwOnErrors: true });
+  },
+  { skip: !havePostgres, multiInstance: true },
+);
+
+describe.skipIf(!havePostgres)('PostgresStore', () => {
+  it('makes its tables once, also when instances open at the same time', async () => {
+    const opened = await Promise.all(Array.from({ length: 4 }, () => PostgresStore.open({ pool: schema!.pool, table: 'twice' })));
+    await opened[0]!.set('k', 'v');
+    expect(await opened[3]!.get('k')).toBe('v');
+    const { rows } = await schema!.pool.query<{ version: number }>('SELECT version FROM silo_schema WHERE table_name = $1', ['twice']);
+    expect(rows).toEqual([{ version: 1 }]);
+  });
+
+  it('swaps a value only from the expected one, absent included', async () => {
+    const s = await PostgresStore.open({ pool: schema!.pool, table: 'cas' });
+    expect(await s.compareAndSwap('k', undefined, 'a')).toBe(true);
+    expect(await s.compareAndSwap('k', undefined, 'b')).toBe(false);
+    expect(await s.compareAndSwap('k', 'a', 'b')).toBe(true);
+    const racers = await Promise.all(Array.from({ length: 20 }, (_, i) => s.compareAndSwap('k', 'b', `c${i}`)));
+    expect(racers.filter(Boolean)).toHaveLength(1);
+    expect(await s.compareAndSwap('k', (await s.get<string>('k')) as string, undefined)).toBe(true);
+    expect(await s.get('k')).toBeUndefined();
+  });
+});
