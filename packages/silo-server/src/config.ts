@@ -76,7 +76,7 @@ export const SETTINGS: Setting[] = [
   { env: 'PORT', flag: 'port', kind: 'string', default: '8080', help: 'TCP port to serve on (0 picks a free one)' },
   { env: 'SILO_LISTEN_ADDRESS', flag: 'listen-address', kind: 'string', default: 'every interface', help: 'address to bind, e.g. 127.0.0.1' },
   { env: 'SILO_DATA_DIR', flag: 'data-dir', kind: 'string', default: './.silo-data', help: 'directory of the embedded store', storage: true },
-  { env: 'SILO_STORE_URL', flag: 'store-url', kind: 'string', default: `sqlite://<SILO_DATA_DIR>/${STORE_FILE}`, help: 'sqlite://<path> or redis://host:port[/db]', storage: true },
+  { env: 'SILO_STORE_URL', flag: 'store-url', kind: 'string', default: `sqlite://<SILO_DATA_DIR>/${STORE_FILE}`, help: 'sqlite://<path>, redis://host:port[/db] or postgres://user@host:port/db', storage: true },
   ...REGIONS.map((r) => ({
     env: `SILO_STORE_URL_${envSuffix(r)}`,
     flag: `store-url-${r}`,

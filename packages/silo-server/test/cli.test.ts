@@ -137,7 +137,7 @@ describe('silo (in-process)', () => {
       [['accounts', 'create', 'a', 'b'], 2, /^silo accounts create: unexpected argument "b"/],
       [['frobnicate'], 2, /^silo: unknown command "frobnicate" \(see silo --help\)\n$/],
       [['help', 'frobnicate'], 2, /^silo: unknown command "frobnicate"/],
-      [['keys', 'list', '--store-url', 'postgres://x'], 1, /^silo keys list: --store-url: unsupported store URL "postgres:\/\/x"/],
+      [['keys', 'list', '--store-url', 'mysql://x'], 1, /^silo keys list: --store-url: unsupported store URL "mysql:\/\/x"/],
       [['keys', 'list', '--sqlite-sync', 'off'], 1, /^silo keys list: --sqlite-sync must be normal or full/],
       [['serve', '--port', 'eighty'], 1, /^silo serve: --port must be a port number from 0 to 65535, got "eighty"\n$/],
       [['serve', '--bogus'], 2, /^silo serve: unknown option '--bogus'/],

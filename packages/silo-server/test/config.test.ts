@@ -93,7 +93,8 @@ describe('loadConfig', () => {
     fails({ SILO_MAX_DATA_BYTES: '10 parsecs' }, /SILO_MAX_DATA_BYTES/);
     fails({ SILO_PUBLIC_QUERIES: 'maybe' }, /SILO_PUBLIC_QUERIES must be 1\/0, true\/false/);
     fails({ SILO_TRUST_PROXY: '2' }, /SILO_TRUST_PROXY/);
-    fails({ SILO_STORE_URL: 'postgres://x' }, /^SILO_STORE_URL: unsupported store URL "postgres:\/\/x"/);
+    fails({ SILO_STORE_URL: 'mysql://x' }, /^SILO_STORE_URL: unsupported store URL "mysql:\/\/x"/);
+    fails({ SILO_STORE_URL: 'postgres://x' }, /^SILO_STORE_URL: a PostgreSQL URL needs a database/);
     fails({ SILO_STORE_URL: 'sqlite://' }, /SILO_STORE_URL: a sqlite:\/\/ store URL needs a file path/);
     fails({ SILO_STORE_URL: 'redis://127.0.0.1:6379/x' }, /database .* must be a non-negative integer/);
     fails({ SILO_STORE_URL_USC_01_API: 'ftp://x' }, /^SILO_STORE_URL_USC_01_API: unsupported/);
