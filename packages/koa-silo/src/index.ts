@@ -72,6 +72,7 @@ export function createSilo(options: SiloOptions = {}): Silo {
 
 export { jsonNotFound } from './http/errors.js';
 export { redactKeyValues } from './http/redact.js';
+export { DEFAULT_RATE_LIMIT_TABLE } from './http/rate-limit.js';
 export { DEFAULT_HOSTS, DEFAULT_PLAN, DEFAULT_PLAN_NAME, type Plan, type RateLimitStore, type SiloLogger, type SiloOptions } from './options.js';
 export type { CorsOrigins } from './http/cors.js';
 export { buildOpenApi, OPENAPI_VERSION } from './schemas/openapi.js';

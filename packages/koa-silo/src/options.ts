@@ -23,7 +23,12 @@ export type RedisClientLike = object;
 export type RateLimitStore =
   | { store: 'memory' }
   /** Shared by every server instance on the Redis; `keyPrefix` default `silo:rl`. */
-  | { redis: RedisClientLike; keyPrefix?: string };
+  | { redis: RedisClientLike; keyPrefix?: string }
+  /**
+   * Shared by every server instance on the PostgreSQL database: a `pg` Pool, and the table of
+   * counters (default `silo_rate_limits`, made on first use unless `tableCreated`).
+   */
+  | { postgres: object; tableName?: string; tableCreated?: boolean };
 
 export interface SiloLogger {
   error(message: string, err?: unknown): void;

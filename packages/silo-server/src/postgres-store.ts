@@ -35,6 +35,24 @@ function prefixEnd(prefix: string): string {
   return prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
 }
 
+/**
+ * Runs `work` holding the session advisory lock of schema changes, so that instances starting at
+ * once make each table once (concurrent CREATE TABLE IF NOT EXISTS can fail in PostgreSQL).
+ */
+export async function underSchemaLock(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<void>): Promise<void> {
+  const client = await pool.connect();
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [SCHEMA_LOCK]);
+    try {
+      await work(client);
+    } finally {
+      await client.query('SELECT pg_advisory_unlock($1)', [SCHEMA_LOCK]);
+    }
+  } finally {
+    client.release();
+  }
+}
+
 /** Sorted index of one table: members with integer scores per index key, counted in a side table. */
 export interface PostgresSortedIndex {
   count(indexKey: string): Promise<number>;
@@ -72,27 +90,16 @@ export class PostgresStore implements KeyvStoreAdapter {
   static async open(options: PostgresStoreOptions): Promise<PostgresStore> {
     const table = options.table ?? 'keyv';
     if (!TABLE_NAME.test(table)) throw new TypeError(`invalid PostgreSQL table name: ${JSON.stringify(table)}`);
-    const client = await options.pool.connect();
-    try {
-      await client.query('SELECT pg_advisory_lock($1)', [SCHEMA_LOCK]);
-      try {
-        await client.query('CREATE TABLE IF NOT EXISTS silo_schema (table_name text PRIMARY KEY, version integer NOT NULL)');
-        await client.query(`CREATE TABLE IF NOT EXISTS "${table}" (key text COLLATE "C" PRIMARY KEY, value text NOT NULL)`);
-        await client.query(
-          `CREATE TABLE IF NOT EXISTS "${table}_index" (index_key text COLLATE "C" NOT NULL, score bigint NOT NULL, member text COLLATE "C" NOT NULL, PRIMARY KEY (index_key, member))`,
-        );
-        await client.query(`CREATE INDEX IF NOT EXISTS "${table}_index_order" ON "${table}_index" (index_key, score, member)`);
-        await client.query(`CREATE TABLE IF NOT EXISTS "${table}_index_count" (index_key text COLLATE "C" PRIMARY KEY, n bigint NOT NULL)`);
-        await client.query(
-          'INSERT INTO silo_schema (table_name, version) VALUES ($1, $2) ON CONFLICT (table_name) DO NOTHING',
-          [table, SCHEMA_VERSION],
-        );
-      } finally {
-        await client.query('SELECT pg_advisory_unlock($1)', [SCHEMA_LOCK]);
-      }
-    } finally {
-      client.release();
-    }
+    await underSchemaLock(options.pool, async (client) => {
+      await client.query('CREATE TABLE IF NOT EXISTS silo_schema (table_name text PRIMARY KEY, version integer NOT NULL)');
+      await client.query(`CREATE TABLE IF NOT EXISTS "${table}" (key text COLLATE "C" PRIMARY KEY, value text NOT NULL)`);
+      await client.query(
+        `CREATE TABLE IF NOT EXISTS "${table}_index" (index_key text COLLATE "C" NOT NULL, score bigint NOT NULL, member text COLLATE "C" NOT NULL, PRIMARY KEY (index_key, member))`,
+      );
+      await client.query(`CREATE INDEX IF NOT EXISTS "${table}_index_order" ON "${table}_index" (index_key, score, member)`);
+      await client.query(`CREATE TABLE IF NOT EXISTS "${table}_index_count" (index_key text COLLATE "C" PRIMARY KEY, n bigint NOT NULL)`);
+      await client.query('INSERT INTO silo_schema (table_name, version) VALUES ($1, $2) ON CONFLICT (table_name) DO NOTHING', [table, SCHEMA_VERSION]);
+    });
     return new PostgresStore(options.pool, table);
   }
 

@@ -62,7 +62,7 @@ export function siloOptions(config: ServerConfig, stores: Stores, logger: Logger
         historyVersions: config.historyVersions ?? DEFAULT_PLAN.historyVersions,
       },
     },
-    rateLimit: stores.redis ? { redis: stores.redis } : { store: 'memory' },
+    rateLimit: stores.redis ? { redis: stores.redis } : stores.postgres ? { postgres: stores.postgres, tableCreated: true } : { store: 'memory' },
     publicQueries: config.publicQueries,
     ...(config.corsOrigins ? { corsOrigins: config.corsOrigins } : {}),
     trustProxy: config.trustProxy,

@@ -19,7 +19,8 @@ import path from 'node:path';
 import Keyv from 'keyv';
 import KeyvRedis, { createClient, type RedisClientType } from '@keyv/redis';
 import pg from 'pg';
-import { PostgresStore } from './postgres-store.js';
+import { DEFAULT_RATE_LIMIT_TABLE } from 'koa-silo';
+import { PostgresStore, underSchemaLock } from './postgres-store.js';
 import { REGIONS, type Region } from './regions.js';
 import { SqliteStore, sqliteKeyv, type SqliteSynchronous } from './sqlite-store.js';
 
@@ -128,6 +129,8 @@ export interface Stores {
   regions: Record<Region, StoreHandle>;
   /** The connected Redis client of the main store's URL, when it is Redis (for shared rate limits). */
   redis?: RedisClientType;
+  /** The pool of the main store's URL, when it is PostgreSQL (for shared rate limits, table made). */
+  postgres?: pg.Pool;
   /** Resolves when every store answers; rejects with a message naming the first that does not. */
   check(timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
@@ -234,6 +237,15 @@ async function connectPostgres(
   }
 }
 
+/** rate-limiter-flexible's table of counters (its own definition), made before any request. */
+function makeRateLimitTable(pool: pg.Pool): Promise<void> {
+  return underSchemaLock(pool, async (client) => {
+    await client.query(
+      `CREATE TABLE IF NOT EXISTS "${DEFAULT_RATE_LIMIT_TABLE}" (key varchar(255) PRIMARY KEY, points integer NOT NULL DEFAULT 0, expire bigint)`,
+    );
+  });
+}
+
 async function openPostgres(role: StoreRole, location: Extract<StoreLocation, { kind: 'postgres' }>, pool: pg.Pool): Promise<StoreHandle> {
   const store = await PostgresStore.open({ pool, table: sqliteTable(role) });
   return { role, location, keyv: new Keyv({ store, namespace: undefined, useKeyPrefix: false, throwOnErrors: true }) };
@@ -282,6 +294,8 @@ export async function openStores(options: OpenStoresOptions): Promise<Stores> {
       else if (loc.kind === 'redis') handles.push(openRedis(role, conns.get(loc.url)!));
       else handles.push(await openPostgres(role, loc, pools.get(loc.url)!));
     }
+    const rateLimitPool = options.main.kind === 'postgres' ? pools.get(options.main.url) : undefined;
+    if (rateLimitPool) await makeRateLimitTable(rateLimitPool);
   } catch (error) {
     await closeAll();
     throw error;
@@ -289,11 +303,13 @@ export async function openStores(options: OpenStoresOptions): Promise<Stores> {
   const [main, ...regionHandles] = handles as [StoreHandle, ...StoreHandle[]];
   const regions = Object.fromEntries(regionHandles.map((h) => [h.role, h])) as Record<Region, StoreHandle>;
   const mainConn = options.main.kind === 'redis' ? conns.get(options.main.url) : undefined;
+  const mainPool = options.main.kind === 'postgres' ? pools.get(options.main.url) : undefined;
   let closed = false;
   return {
     main,
     regions,
     ...(mainConn ? { redis: mainConn.client } : {}),
+    ...(mainPool ? { postgres: mainPool } : {}),
     async check(checkTimeoutMs = 1000) {
       for (const h of handles) {
         if (h.location.kind === 'sqlite') {

@@ -1,17 +1,20 @@
 /**
- * Contract §6: requests per client per minute, by plan, with rate-limiter-flexible in memory or on
- * Redis. Every limited response carries RateLimit-Limit/Remaining/Reset; over the limit is a 429
+ * Contract §6: requests per client per minute, by plan, with rate-limiter-flexible in memory, on
+ * Redis or on PostgreSQL. Every limited response carries RateLimit-Limit/Remaining/Reset; over the limit is a 429
  * with Retry-After. A plan with `rateLimitPerMinute: 0` is not limited (and gets no headers).
  */
 import type { Context } from 'koa';
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, RLWrapperTimeouts, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRedis, RateLimiterRes, RLWrapperTimeouts, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Plan, RateLimitStore, SiloLogger } from '../options.js';
 import { TooManyRequestsError } from './errors.js';
 
 const WINDOW_SECONDS = 60;
 
+/** The table of counters on PostgreSQL, unless the options name another. */
+export const DEFAULT_RATE_LIMIT_TABLE = 'silo_rate_limits';
+
 /**
- * How long a request waits for its Redis counter. A Redis that hangs (frozen, or a network that
+ * How long a request waits for its Redis (or PostgreSQL) counter. A Redis that hangs (frozen, or a network that
  * drops packets without a reset) keeps its connection "ready", so rate-limiter-flexible would wait
  * for as long as it hangs, and an anonymous public read, limited before any storage call, with it.
  * After this (a healthy Redis answers in a millisecond), the request is counted in this process
@@ -43,6 +46,21 @@ export function createRateLimit(store: RateLimitStore, plans: Record<string, Pla
         insuranceLimiter,
       });
       limiter = new RLWrapperTimeouts({ limiter: redis, timeoutMs: REDIS_COUNTER_TIMEOUT_MS, insuranceLimiter });
+    } else if ('postgres' in store) {
+      const insuranceLimiter = new RateLimiterMemory(options);
+      const postgres = new RateLimiterPostgres(
+        {
+          ...options,
+          storeClient: store.postgres,
+          tableName: store.tableName ?? DEFAULT_RATE_LIMIT_TABLE,
+          tableCreated: store.tableCreated ?? false,
+          insuranceLimiter,
+        },
+        (error?: unknown) => {
+          if (error) logger.error('silo: the rate-limit table could not be made; counting in this process', error);
+        },
+      );
+      limiter = new RLWrapperTimeouts({ limiter: postgres, timeoutMs: REDIS_COUNTER_TIMEOUT_MS, insuranceLimiter });
     } else {
       limiter = new RateLimiterMemory(options);
     }
