@@ -1,6 +1,6 @@
 /**
  * Concurrent writers on two `silo serve` processes sharing one Redis (database 12 of the test
- * Redis, emptied before and after): If-Match lets exactly one of many writers with the same ETag
+ * Redis, emptied before and after), then one PostgreSQL database (a schema of this run): If-Match lets exactly one of many writers with the same ETag
  * through; without it, the stored silo is always exactly one writer's body (name, flags, region
  * and data together), never a mix; concurrent creates on both processes all reach the listing.
  */
@@ -9,10 +9,12 @@ import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, isContractError, type Answer } from '../support/http-call.js';
 import { flushDb, redisDbUrl } from '../support/redis-db.js';
+import { postgresAvailable, TEST_POSTGRES_URL, testSchema, type TestSchema } from '../support/postgres.js';
 import { redisAvailable } from '../support/redis.js';
 import { startSiloServer, type SiloServer } from '../support/silo-server.js';
 
 const haveRedis = await redisAvailable();
+const havePostgres = await postgresAvailable();
 const DB = 12;
 const REGIONS = ['api', 'sg-01-api', 'usc-01-api'] as const;
 const HOST: Record<(typeof REGIONS)[number], string> = {
@@ -21,8 +23,9 @@ const HOST: Record<(typeof REGIONS)[number], string> = {
   'usc-01-api': 'usc-01-api.localhost',
 };
 
-describe.skipIf(!haveRedis)('conditional and concurrent writes, two processes on one Redis', () => {
-  const env = { SILO_STORE_URL: redisDbUrl(DB), SILO_RATE_LIMIT_PER_MINUTE: '0' };
+/** The races on two processes sharing one store: `open` empties it and names it, `close` cleans up. */
+function conditionalWrites(store: string, skip: boolean, open: () => Promise<string>, close: () => Promise<void>) {
+describe.skipIf(skip)(`conditional and concurrent writes, two processes on one ${store}`, () => {
   const servers: SiloServer[] = [];
   const agents = [new http.Agent({ keepAlive: true, maxSockets: 64 }), new http.Agent({ keepAlive: true, maxSockets: 64 })];
   let owner: { manage: string; access: string };
@@ -39,7 +42,7 @@ describe.skipIf(!haveRedis)('conditional and concurrent writes, two processes on
   };
 
   beforeAll(async () => {
-    await flushDb(DB);
+    const env = { SILO_STORE_URL: await open(), SILO_RATE_LIMIT_PER_MINUTE: '0' };
     // Both start on the empty database at once: one of them creates the account `default` and
     // prints its keys (the first-start banner), the other finds it there.
     servers.push(...(await Promise.all([startSiloServer(env), startSiloServer(env)])));
@@ -52,9 +55,9 @@ describe.skipIf(!haveRedis)('conditional and concurrent writes, two processes on
     for (const agent of agents) agent.destroy();
     await Promise.all(servers.map((s) => s.stop()));
     for (const s of servers) expect(s.output(), 'a server logged an error').not.toMatch(/"level":"error"/);
-    if (haveRedis) await flushDb(DB);
+    if (!skip) await close();
     console.log(
-      `[reliability] conditional writes, 2 processes on 1 Redis: ${figures.patchRaces} races of 100 PATCHes with one ETag and ` +
+      `[reliability] conditional writes, 2 processes on 1 ${store}: ${figures.patchRaces} races of 100 PATCHes with one ETag and ` +
         `${figures.mixedRaces} of 60 PATCH/DELETEs (exactly 1 winner each), ${figures.blindWriters} PATCHes without If-Match ` +
         `in ${figures.blindRounds} rounds (never a mix), ${figures.creates} concurrent creates (all ${figures.creates} listed)`,
     );
@@ -181,4 +184,20 @@ describe.skipIf(!haveRedis)('conditional and concurrent writes, two processes on
     }
     figures.creates = 200;
   }, 40_000);
+});
+}
+
+conditionalWrites('Redis', !haveRedis, async () => {
+  await flushDb(DB);
+  return redisDbUrl(DB);
+}, () => flushDb(DB));
+
+let schema: TestSchema | undefined;
+conditionalWrites('PostgreSQL database', !havePostgres, async () => {
+  schema = await testSchema('conditional');
+  const url = new URL(TEST_POSTGRES_URL);
+  url.searchParams.set('options', `-c search_path=${schema.name}`);
+  return url.toString();
+}, async () => {
+  await schema?.drop();
 });
