@@ -16,7 +16,6 @@ import { clientAddress } from './client.js';
 import type { RateLimit } from './rate-limit.js';
 
 const HEADER: Record<KeyType, string> = { manage: 'X-MAN-API', access: 'X-SILO-KEY' };
-const PLAN_TTL_MS = 5_000;
 
 export interface Caller extends Principal {
   plan: Plan;
@@ -45,18 +44,6 @@ export function createAuth(deps: {
   trustProxy: boolean;
 }): Auth {
   const { accounts, plans, rateLimit, trustProxy } = deps;
-  // Account → plan name, briefly cached: plans change rarely and every request needs one.
-  const planCache = new Map<string, { plan: string; until: number }>();
-
-  const planNameOf = async (account: string): Promise<string> => {
-    const now = Date.now();
-    const hit = planCache.get(account);
-    if (hit && hit.until > now) return hit.plan;
-    const plan = (await accounts.getAccount(account))?.plan ?? DEFAULT_PLAN_NAME;
-    if (planCache.size > 10_000) planCache.clear();
-    planCache.set(account, { plan, until: now + PLAN_TTL_MS });
-    return plan;
-  };
 
   const anonymous = (ctx: Context) => rateLimit.consume(ctx, `ip:${clientAddress(ctx, trustProxy)}`, DEFAULT_PLAN_NAME);
 
@@ -75,7 +62,7 @@ export function createAuth(deps: {
         if (err instanceof UnauthorizedError) await anonymous(ctx);
         throw err;
       }
-      const planName = await planNameOf(principal.account);
+      const planName = await accounts.planOf(principal.account);
       const plan = plans[planName] ?? plans[DEFAULT_PLAN_NAME]!;
       if (plan.rateLimitPerMinute > 0) {
         // Account names have no ':', so the three parts cannot run into each other.

@@ -8,6 +8,7 @@ import { BadRequestError, ConflictError, NotFoundError, UnauthorizedError } from
 import type { SiloStorage, StoredKey } from '../storage/types.js';
 import { isoTime, systemClock, type Clock } from './clock.js';
 import { generateKeyValue, hashKeyValue, KEY_HEADER, KEY_PREFIX, MAX_KEY_VALUE_LENGTH, sameHash } from './key-values.js';
+import { cachedPlanNames } from './plan-names.js';
 import { DEFAULT_PLAN_NAME, withDefaultPlan, type Plans } from './plans.js';
 import {
   MANAGE_KEY_DURATIONS,
@@ -72,6 +73,7 @@ function isExpired(key: StoredKey, nowMs: number): boolean {
 export function createAccountService(storage: SiloStorage, options: AccountServiceOptions = {}): AccountService {
   const plans = withDefaultPlan(options.plans);
   const now = options.now ?? systemClock;
+  const planOf = cachedPlanNames((name) => storage.getAccount(name));
 
   async function existingAccount(name: string): Promise<Account> {
     const account = await storage.getAccount(name);
@@ -91,6 +93,8 @@ export function createAccountService(storage: SiloStorage, options: AccountServi
     getAccount(name) {
       return storage.getAccount(name);
     },
+
+    planOf,
 
     async listAccounts() {
       const names = await storage.listAccountNames();

@@ -19,5 +19,7 @@ export interface Services {
 
 /** Both services over one storage, with the same plans and clock. */
 export function createServices(storage: SiloStorage, options: { plans?: Plans; now?: Clock; parseGate?: ParseGate } = {}): Services {
-  return { accounts: createAccountService(storage, options), silos: createSiloService(storage, options) };
+  const accounts = createAccountService(storage, options);
+  // One cache of plan names for both (authentication and the silo service's limits).
+  return { accounts, silos: createSiloService(storage, { ...options, planOf: accounts.planOf }) };
 }

@@ -12,6 +12,7 @@ import { NotFoundError, PayloadTooLargeError, PreconditionFailedError, StorageUn
 import type { NextVersion, SiloHead, SiloStorage } from '../storage/types.js';
 import { isoTime, nextUpdatedAt, systemClock, type Clock } from './clock.js';
 import { parseData } from './data-json.js';
+import { cachedPlanNames, type PlanNameOf } from './plan-names.js';
 import { applySiloPatch, type Patched } from './patches.js';
 import { DEFAULT_HISTORY_VERSIONS, limitsOf, withDefaultPlan, type PlanLimits, type Plans } from './plans.js';
 import { canonicalUuid, newSiloUuid } from './silo-ids.js';
@@ -45,6 +46,8 @@ export interface SiloServiceOptions {
   now?: Clock;
   /** Default: parse at once. */
   parseGate?: ParseGate;
+  /** Where the account's plan name comes from; default: storage, cached (see plan-names.ts). */
+  planOf?: PlanNameOf;
 }
 
 export const MAX_PER_PAGE = 100;
@@ -52,9 +55,6 @@ export const MAX_PER_PAGE = 100;
 /** How often a write tries again when another writer committed between its read and its commit. */
 const WRITE_ATTEMPTS = 5;
 
-/** How long an account's plan limits are reused, and for how many accounts at most. */
-const PLAN_TTL_MS = 5_000;
-const PLAN_CACHE_SIZE = 10_000;
 
 /** The six fields a listing shows. */
 function metaOf(record: SiloRecord): SiloMeta {
@@ -122,6 +122,7 @@ type Change = (current: SiloHead, currentText: () => Promise<string>) => Promise
 export function createSiloService(storage: SiloStorage, options: SiloServiceOptions = {}): SiloService {
   const plans = withDefaultPlan(options.plans);
   const now = options.now ?? systemClock;
+  const planOf = options.planOf ?? cachedPlanNames((account) => storage.getAccount(account));
   const parseGate: ParseGate = options.parseGate ?? (async (_text, parse) => parse());
 
   /** The canonical uuid, or the same 404 as a missing silo. */
@@ -138,18 +139,8 @@ export function createSiloService(storage: SiloStorage, options: SiloServiceOpti
     return head;
   }
 
-  // Account → its plan's limits, briefly cached like the HTTP layer's plan (plans change rarely,
-  // and every write needs them).
-  const planCache = new Map<string, { limits: PlanLimits; until: number }>();
-
   async function limits(account: string): Promise<PlanLimits> {
-    const at = Date.now();
-    const hit = planCache.get(account);
-    if (hit && hit.until > at) return hit.limits;
-    const found = limitsOf(plans, (await storage.getAccount(account))?.plan);
-    if (planCache.size >= PLAN_CACHE_SIZE) planCache.clear();
-    planCache.set(account, { limits: found, until: at + PLAN_TTL_MS });
-    return found;
+    return limitsOf(plans, await planOf(account));
   }
 
   /** `text`'s UTF-8 size, refused with 413 when over the plan limit. */

@@ -155,6 +155,8 @@ export interface CreateKeyInput {
 export interface AccountService {
   createAccount(name: string, plan?: string): Promise<Account>;
   getAccount(name: string): Promise<Account | undefined>;
+  /** The account's plan name (`default` for a missing account), as stored at most 5 s ago. */
+  planOf(name: string): Promise<string>;
   listAccounts(): Promise<Account[]>;
   createKey(input: CreateKeyInput): Promise<CreatedKey>;
   listKeys(account: string): Promise<KeyInfo[]>;
