@@ -15,6 +15,7 @@
 import pg from 'pg';
 import type { KeyvStoreAdapter, StoredData } from 'keyv';
 import type { AtomicBatch } from 'koa-silo';
+import { AdapterEvents, prefixEnd } from './store-adapter.js';
 
 export interface PostgresStoreOptions {
   pool: pg.Pool;
@@ -27,13 +28,7 @@ const TABLE_NAME = /^[a-z_][a-z0-9_]{0,40}$/;
 const SCHEMA_LOCK = 0x51_10_5c_4e;
 const SCHEMA_VERSION = 1;
 
-type Listener = (...args: unknown[]) => void;
 type Queryable = Pick<pg.PoolClient, 'query'>;
-
-/** The first string after every string that starts with `prefix`: `ns:` → `ns;`. */
-function prefixEnd(prefix: string): string {
-  return prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
-}
 
 /**
  * Runs `work` holding the session advisory lock of schema changes, so that instances starting at
@@ -59,15 +54,15 @@ export interface PostgresSortedIndex {
   range(indexKey: string, offset: number, limit: number): Promise<string[]>;
 }
 
-export class PostgresStore implements KeyvStoreAdapter {
+export class PostgresStore extends AdapterEvents implements KeyvStoreAdapter {
   readonly opts: { dialect: 'postgres'; table: string };
   namespace?: string | undefined;
   readonly sortedIndex: PostgresSortedIndex;
   readonly #pool: pg.Pool;
   readonly #t: string;
-  readonly #listeners = new Map<string, Listener[]>();
 
   private constructor(pool: pg.Pool, table: string) {
+    super();
     this.#pool = pool;
     this.#t = table;
     this.opts = { dialect: 'postgres', table };
@@ -192,22 +187,6 @@ export class PostgresStore implements KeyvStoreAdapter {
 
   async disconnect(): Promise<void> {
     // The pool belongs to whoever opened it (several stores share one).
-  }
-
-  on(event: string, listener: Listener): this {
-    this.#listeners.set(event, [...(this.#listeners.get(event) ?? []), listener]);
-    return this;
-  }
-
-  off(event: string, listener: Listener): this {
-    this.#listeners.set(event, (this.#listeners.get(event) ?? []).filter((l) => l !== listener));
-    return this;
-  }
-
-  emit(event: string, ...args: unknown[]): boolean {
-    const list = this.#listeners.get(event) ?? [];
-    for (const listener of list) listener(...args);
-    return list.length > 0;
   }
 
   /** Runs `work` in a transaction, committed when it answers true, rolled back otherwise. */

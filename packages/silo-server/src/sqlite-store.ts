@@ -23,6 +23,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import Keyv, { type KeyvStoreAdapter, type StoredData } from 'keyv';
 import type { AtomicBatch } from 'koa-silo';
+import { AdapterEvents, prefixEnd } from './store-adapter.js';
 
 export type SqliteSynchronous = 'normal' | 'full';
 
@@ -38,8 +39,6 @@ export interface SqliteStoreOptions {
   /** Rows fetched per page by the iterator. Default 100. */
   iterationLimit?: number;
 }
-
-type Listener = (...args: unknown[]) => void;
 
 /**
  * Sorted sets, as koa-silo's SortedIndex capability: members with integer scores per index key,
@@ -88,11 +87,6 @@ function textOf(value: string | Buffer): string {
   return typeof value === 'string' ? value : value.toString('utf8');
 }
 
-/** The first string after every string that starts with `prefix`: `ns:` → `ns;`. */
-function prefixEnd(prefix: string): string {
-  return prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
-}
-
 /**
  * `mkdir -p` one level at a time (Node 20's recursive mkdirSync can spin forever on some paths,
  * such as under /proc). New directories are private to the user: they hold key hashes.
@@ -115,14 +109,13 @@ function makeDirectory(dir: string): void {
   }
 }
 
-export class SqliteStore implements KeyvStoreAdapter {
+export class SqliteStore extends AdapterEvents implements KeyvStoreAdapter {
   /** Keyv reads `dialect` to know that this store can iterate. */
   readonly opts: { dialect: 'sqlite'; url: string; table: string; synchronous: SqliteSynchronous };
   namespace?: string | undefined;
 
   readonly #db: Database.Database;
   readonly #iterationLimit: number;
-  readonly #listeners = new Map<string, Listener[]>();
   readonly #get: Stmt<[string], ValueRow>;
   readonly #set: Stmt<[string, string | Buffer, number | null]>;
   readonly #delete: Stmt<[string]>;
@@ -145,6 +138,7 @@ export class SqliteStore implements KeyvStoreAdapter {
   #closed = false;
 
   constructor(options: SqliteStoreOptions) {
+    super();
     const table = options.table ?? 'keyv';
     if (!TABLE_NAME.test(table)) throw new TypeError(`invalid SQLite table name: ${JSON.stringify(table)}`);
     const synchronous = options.synchronous ?? 'normal';
@@ -470,27 +464,6 @@ export class SqliteStore implements KeyvStoreAdapter {
     if (this.#closed) return;
     this.#closed = true;
     closeConnection(this.#db);
-  }
-
-  on(event: string, listener: (...args: unknown[]) => void): this {
-    const list = this.#listeners.get(event) ?? [];
-    list.push(listener);
-    this.#listeners.set(event, list);
-    return this;
-  }
-
-  off(event: string, listener: (...args: unknown[]) => void): this {
-    const list = this.#listeners.get(event);
-    if (list) this.#listeners.set(event, list.filter((l) => l !== listener));
-    return this;
-  }
-
-  /** Never throws for an `error` without listeners (unlike node's EventEmitter). */
-  emit(event: string, ...args: unknown[]): boolean {
-    const list = this.#listeners.get(event);
-    if (!list || list.length === 0) return false;
-    for (const listener of [...list]) listener(...args);
-    return true;
   }
 
   #expired(row: ValueRow): boolean {

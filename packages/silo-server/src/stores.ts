@@ -36,6 +36,18 @@ export class StartupError extends Error {
   override name = 'StartupError';
 }
 
+/** The URL of a database server, parsed, with a host; errors name `what` and never print a password. */
+function serverUrl(value: string, what: string): URL {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new StartupError(`not a valid ${what} URL: ${redact(value)}`);
+  }
+  if (!url.hostname) throw new StartupError(`a ${what} URL needs a host: ${redact(value)}`);
+  return url;
+}
+
 /** Parses and validates a store URL. Relative SQLite paths resolve against `cwd`. */
 export function parseStoreUrl(raw: string, cwd = process.cwd()): StoreLocation {
   const value = raw.trim();
@@ -48,13 +60,7 @@ export function parseStoreUrl(raw: string, cwd = process.cwd()): StoreLocation {
     return { kind: 'sqlite', path: abs, url: `sqlite://${abs}` };
   }
   if (value.startsWith('redis://') || value.startsWith('rediss://')) {
-    let url: URL;
-    try {
-      url = new URL(value);
-    } catch {
-      throw new StartupError(`not a valid Redis URL: ${redact(value)}`);
-    }
-    if (!url.hostname) throw new StartupError(`a Redis URL needs a host: ${redact(value)}`);
+    const url = serverUrl(value, 'Redis');
     if (url.port !== '' && !(Number(url.port) >= 1 && Number(url.port) <= 65535)) {
       throw new StartupError(`invalid Redis port in ${redact(value)}`);
     }
@@ -66,13 +72,7 @@ export function parseStoreUrl(raw: string, cwd = process.cwd()): StoreLocation {
     return { kind: 'redis', url: value, db, display: redact(value) };
   }
   if (value.startsWith('postgres://') || value.startsWith('postgresql://')) {
-    let url: URL;
-    try {
-      url = new URL(value);
-    } catch {
-      throw new StartupError(`not a valid PostgreSQL URL: ${redact(value)}`);
-    }
-    if (!url.hostname) throw new StartupError(`a PostgreSQL URL needs a host: ${redact(value)}`);
+    const url = serverUrl(value, 'PostgreSQL');
     if (url.pathname.replace(/^\//, '') === '') throw new StartupError(`a PostgreSQL URL needs a database: ${redact(value)} (postgres://host:port/db)`);
     return { kind: 'postgres', url: value, display: redact(value) };
   }
@@ -266,6 +266,8 @@ export async function openStores(options: OpenStoresOptions): Promise<Stores> {
   const timeoutMs = options.connectTimeoutMs ?? 2000;
   const conns = new Map<string, RedisConn>();
   const pools = new Map<string, pg.Pool>();
+  /** The main store's pool when it is PostgreSQL: its rate-limit counters live there too. */
+  let mainPool: pg.Pool | undefined;
   const handles: StoreHandle[] = [];
   const closeAll = async () => {
     for (const pool of pools.values()) await pool.end().catch(() => {});
@@ -294,8 +296,8 @@ export async function openStores(options: OpenStoresOptions): Promise<Stores> {
       else if (loc.kind === 'redis') handles.push(openRedis(role, conns.get(loc.url)!));
       else handles.push(await openPostgres(role, loc, pools.get(loc.url)!));
     }
-    const rateLimitPool = options.main.kind === 'postgres' ? pools.get(options.main.url) : undefined;
-    if (rateLimitPool) await makeRateLimitTable(rateLimitPool);
+    mainPool = options.main.kind === 'postgres' ? pools.get(options.main.url) : undefined;
+    if (mainPool) await makeRateLimitTable(mainPool);
   } catch (error) {
     await closeAll();
     throw error;
@@ -303,7 +305,6 @@ export async function openStores(options: OpenStoresOptions): Promise<Stores> {
   const [main, ...regionHandles] = handles as [StoreHandle, ...StoreHandle[]];
   const regions = Object.fromEntries(regionHandles.map((h) => [h.role, h])) as Record<Region, StoreHandle>;
   const mainConn = options.main.kind === 'redis' ? conns.get(options.main.url) : undefined;
-  const mainPool = options.main.kind === 'postgres' ? pools.get(options.main.url) : undefined;
   let closed = false;
   return {
     main,
