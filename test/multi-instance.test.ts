@@ -6,7 +6,7 @@
  */
 import { createClient } from '@keyv/redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postgresAvailable, TEST_POSTGRES_URL, testSchema, type TestSchema } from './support/postgres.js';
+import { postgresAvailable, testSchema, type TestSchema } from './support/postgres.js';
 import { redisAvailable, TEST_REDIS_URL } from './support/redis.js';
 import { cleanup, ensureBuilt, eventually, runSilo, startSilo, tempDir, type Keys, type SiloServer } from './support/silo-process.js';
 
@@ -33,92 +33,92 @@ async function emptyDb(): Promise<void> {
 
 /** The same checks on two instances sharing one store: `open` empties it and names it, `close` cleans up. */
 function twoInstances(label: string, skip: boolean, open: () => Promise<string>, close: () => Promise<void>) {
-describe.skipIf(skip)(label, () => {
-  // Made in beforeAll: the cleanup of the describe before this one removes every temporary directory.
-  let dir: string;
-  let env: Record<string, string>;
-  let a: SiloServer;
-  let b: SiloServer;
-  let keys: Keys;
+  describe.skipIf(skip)(label, () => {
+    // Made in beforeAll: the cleanup of the describe before this one removes every temporary directory.
+    let dir: string;
+    let env: Record<string, string>;
+    let a: SiloServer;
+    let b: SiloServer;
+    let keys: Keys;
 
-  beforeAll(async () => {
-    ensureBuilt();
-    dir = tempDir('multi');
-    env = { SILO_STORE_URL: await open(), SILO_RATE_LIMIT_PER_MINUTE: '0' };
-    a = await startSilo({ env, cwd: dir });
-    b = await startSilo({ env, cwd: dir });
-    keys = a.keys!;
-  }, 60_000);
+    beforeAll(async () => {
+      ensureBuilt();
+      dir = tempDir('multi');
+      env = { SILO_STORE_URL: await open(), SILO_RATE_LIMIT_PER_MINUTE: '0' };
+      a = await startSilo({ env, cwd: dir });
+      b = await startSilo({ env, cwd: dir });
+      keys = a.keys!;
+    }, 60_000);
 
-  afterAll(async () => {
-    await Promise.all([a, b].filter(Boolean).map((s) => s.stop().catch(() => undefined)));
-    await cleanup();
-    if (!skip) await close();
-  }, 30_000);
+    afterAll(async () => {
+      await Promise.all([a, b].filter(Boolean).map((s) => s.stop().catch(() => undefined)));
+      await cleanup();
+      if (!skip) await close();
+    }, 30_000);
 
-  const manage = (server: SiloServer, path: string, init: RequestInit = {}) =>
-    server.fetch(path, { ...init, headers: { 'Content-Type': 'application/json', 'X-MAN-API': keys.manage, ...init.headers } });
+    const manage = (server: SiloServer, path: string, init: RequestInit = {}) =>
+      server.fetch(path, { ...init, headers: { 'Content-Type': 'application/json', 'X-MAN-API': keys.manage, ...init.headers } });
 
-  it('only the first instance on the empty storage printed keys', () => {
-    expect(a.keys).toBeDefined();
-    expect(b.keys).toBeUndefined();
-    expect(a.port).not.toBe(b.port);
+    it('only the first instance on the empty storage printed keys', () => {
+      expect(a.keys).toBeDefined();
+      expect(b.keys).toBeUndefined();
+      expect(a.port).not.toBe(b.port);
+    });
+
+    it('a silo created through one instance is read, updated, listed and deleted through the other', async () => {
+      const created = await manage(a, '/api/v1/manage/', { method: 'POST', body: JSON.stringify({ file_name: 'shared', file_data: [{ id: 1, tag: 'x' }] }) });
+      expect(created.status).toBe(201);
+      const { file_uuid: uuid } = (await created.json()) as { file_uuid: string };
+
+      const read = await b.fetch(`/${uuid}`, { headers: { 'X-SILO-KEY': keys.access } });
+      expect([read.status, await read.json()]).toEqual([200, [{ id: 1, tag: 'x' }]]);
+      const meta = await manage(b, `/api/v1/manage/meta/${uuid}`);
+      expect(await meta.json()).toMatchObject({ file_uuid: uuid, file_name: 'shared', is_public: false, region_name: 'api' });
+
+      const updated = await manage(b, `/api/v1/manage/${uuid}`, { method: 'PATCH', body: JSON.stringify({ file_name: 'renamed', file_data: [{ id: 2, tag: 'y' }], is_public: true }) });
+      expect(updated.status).toBe(200);
+      const viaA = await a.fetch(`/public/${uuid}`);
+      expect([viaA.status, await viaA.json()]).toEqual([200, [{ id: 2, tag: 'y' }]]);
+      const queried = await a.fetch(`/${uuid}?q=tag&value=y&path=id`, { headers: { 'X-SILO-KEY': keys.access } });
+      expect(await queried.json()).toEqual([2]);
+
+      const listed = await manage(b, '/api/v1/manage/silos');
+      const page = (await listed.json()) as { metadata: { total_items: number }; silos: Array<{ file_uuid: string; file_name: string }> };
+      expect(page.metadata.total_items).toBe(1);
+      expect(page.silos[0]).toMatchObject({ file_uuid: uuid, file_name: 'renamed' });
+
+      const deleted = await manage(b, `/api/v1/manage/${uuid}`, { method: 'DELETE' });
+      expect([deleted.status, await deleted.json()]).toEqual([200, { file_uuid: uuid, deleted: true }]);
+      expect((await a.fetch(`/public/${uuid}`)).status).toBe(404);
+      expect((await manage(a, `/api/v1/manage/meta/${uuid}`)).status).toBe(404);
+      const after = (await (await manage(a, '/api/v1/manage/silos')).json()) as { metadata: { total_items: number } };
+      expect(after.metadata.total_items).toBe(0);
+    }, 30_000);
+
+    it('a key created with the command works on both; revoked with the command, it fails on both within 1 s', async () => {
+      const created = await runSilo(['keys', 'create', '--type', 'manage', '--name', 'ops', '--json'], { env, cwd: dir });
+      expect(created.code, created.stderr).toBe(0);
+      const ops = (JSON.parse(created.stdout) as { key: string }).key;
+      const list = (s: SiloServer) => s.fetch('/api/v1/manage/silos', { headers: { 'X-MAN-API': ops } }).then((r) => r.status);
+      expect(await Promise.all([list(a), list(b)])).toEqual([200, 200]);
+      const access = (s: SiloServer) => s.fetch('/api/v1/manage/silos', { headers: { 'X-MAN-API': keys.manage } }).then((r) => r.status);
+
+      const revoked = await runSilo(['keys', 'revoke', '--type', 'manage', '--name', 'ops', '--confirm', 'ops'], { env, cwd: dir });
+      expect(revoked.code, revoked.stderr).toBe(0);
+      const took = await eventually(async () => (await Promise.all([list(a), list(b)])).every((s) => s === 401), 1000);
+      expect(took).toBeLessThanOrEqual(1000);
+      // The other keys of the account are untouched.
+      expect(await Promise.all([access(a), access(b)])).toEqual([200, 200]);
+    }, 30_000);
+
+    it('both are ready and shut down cleanly', async () => {
+      expect((await a.fetch('/readyz')).status).toBe(200);
+      expect((await b.fetch('/readyz')).status).toBe(200);
+      const [ea, eb] = await Promise.all([a.stop('SIGTERM'), b.stop('SIGINT')]);
+      expect([ea.code, eb.code]).toEqual([0, 0]);
+      for (const s of [a, b]) expect(s.stdout()).not.toMatch(/"level":"error"/);
+    }, 20_000);
   });
-
-  it('a silo created through one instance is read, updated, listed and deleted through the other', async () => {
-    const created = await manage(a, '/api/v1/manage/', { method: 'POST', body: JSON.stringify({ file_name: 'shared', file_data: [{ id: 1, tag: 'x' }] }) });
-    expect(created.status).toBe(201);
-    const { file_uuid: uuid } = (await created.json()) as { file_uuid: string };
-
-    const read = await b.fetch(`/${uuid}`, { headers: { 'X-SILO-KEY': keys.access } });
-    expect([read.status, await read.json()]).toEqual([200, [{ id: 1, tag: 'x' }]]);
-    const meta = await manage(b, `/api/v1/manage/meta/${uuid}`);
-    expect(await meta.json()).toMatchObject({ file_uuid: uuid, file_name: 'shared', is_public: false, region_name: 'api' });
-
-    const updated = await manage(b, `/api/v1/manage/${uuid}`, { method: 'PATCH', body: JSON.stringify({ file_name: 'renamed', file_data: [{ id: 2, tag: 'y' }], is_public: true }) });
-    expect(updated.status).toBe(200);
-    const viaA = await a.fetch(`/public/${uuid}`);
-    expect([viaA.status, await viaA.json()]).toEqual([200, [{ id: 2, tag: 'y' }]]);
-    const queried = await a.fetch(`/${uuid}?q=tag&value=y&path=id`, { headers: { 'X-SILO-KEY': keys.access } });
-    expect(await queried.json()).toEqual([2]);
-
-    const listed = await manage(b, '/api/v1/manage/silos');
-    const page = (await listed.json()) as { metadata: { total_items: number }; silos: Array<{ file_uuid: string; file_name: string }> };
-    expect(page.metadata.total_items).toBe(1);
-    expect(page.silos[0]).toMatchObject({ file_uuid: uuid, file_name: 'renamed' });
-
-    const deleted = await manage(b, `/api/v1/manage/${uuid}`, { method: 'DELETE' });
-    expect([deleted.status, await deleted.json()]).toEqual([200, { file_uuid: uuid, deleted: true }]);
-    expect((await a.fetch(`/public/${uuid}`)).status).toBe(404);
-    expect((await manage(a, `/api/v1/manage/meta/${uuid}`)).status).toBe(404);
-    const after = (await (await manage(a, '/api/v1/manage/silos')).json()) as { metadata: { total_items: number } };
-    expect(after.metadata.total_items).toBe(0);
-  }, 30_000);
-
-  it('a key created with the command works on both; revoked with the command, it fails on both within 1 s', async () => {
-    const created = await runSilo(['keys', 'create', '--type', 'manage', '--name', 'ops', '--json'], { env, cwd: dir });
-    expect(created.code, created.stderr).toBe(0);
-    const ops = (JSON.parse(created.stdout) as { key: string }).key;
-    const list = (s: SiloServer) => s.fetch('/api/v1/manage/silos', { headers: { 'X-MAN-API': ops } }).then((r) => r.status);
-    expect(await Promise.all([list(a), list(b)])).toEqual([200, 200]);
-    const access = (s: SiloServer) => s.fetch('/api/v1/manage/silos', { headers: { 'X-MAN-API': keys.manage } }).then((r) => r.status);
-
-    const revoked = await runSilo(['keys', 'revoke', '--type', 'manage', '--name', 'ops', '--confirm', 'ops'], { env, cwd: dir });
-    expect(revoked.code, revoked.stderr).toBe(0);
-    const took = await eventually(async () => (await Promise.all([list(a), list(b)])).every((s) => s === 401), 1000);
-    expect(took).toBeLessThanOrEqual(1000);
-    // The other keys of the account are untouched.
-    expect(await Promise.all([access(a), access(b)])).toEqual([200, 200]);
-  }, 30_000);
-
-  it('both are ready and shut down cleanly', async () => {
-    expect((await a.fetch('/readyz')).status).toBe(200);
-    expect((await b.fetch('/readyz')).status).toBe(200);
-    const [ea, eb] = await Promise.all([a.stop('SIGTERM'), b.stop('SIGINT')]);
-    expect([ea.code, eb.code]).toEqual([0, 0]);
-    for (const s of [a, b]) expect(s.stdout()).not.toMatch(/"level":"error"/);
-  }, 20_000);
-});
 }
 
 twoInstances('two silo serve processes on one Redis', !haveRedis, async () => {
@@ -129,9 +129,7 @@ twoInstances('two silo serve processes on one Redis', !haveRedis, async () => {
 let schema: TestSchema | undefined;
 twoInstances('two silo serve processes on one PostgreSQL database', !havePostgres, async () => {
   schema = await testSchema('multi');
-  const url = new URL(TEST_POSTGRES_URL);
-  url.searchParams.set('options', `-c search_path=${schema.name}`);
-  return url.toString();
+  return schema.storeUrl();
 }, async () => {
   await schema?.drop();
 });

@@ -17,7 +17,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, isContractError, type Answer, type Call } from '../support/http-call.js';
-import { postgresAvailable, TEST_POSTGRES_URL, testSchema, type TestSchema } from '../support/postgres.js';
+import { postgresAvailable, testSchema, type TestSchema } from '../support/postgres.js';
 import { flushDb, redisDbUrl } from '../support/redis-db.js';
 import { redisAvailable } from '../support/redis.js';
 import { startSiloServer, type SiloServer } from '../support/silo-server.js';
@@ -202,9 +202,7 @@ describe.skipIf(!havePostgres)('concurrent patches on PostgreSQL', () => {
     'two processes on one PostgreSQL database',
     async () => {
       schema = await testSchema('patches');
-      const url = new URL(TEST_POSTGRES_URL);
-      url.searchParams.set('options', `-c search_path=${schema.name}`);
-      const env = { SILO_STORE_URL: url.toString(), SILO_DATA_DIR: tempDir(), SILO_RATE_LIMIT_PER_MINUTE: '0' };
+      const env = { SILO_STORE_URL: schema.storeUrl(), SILO_DATA_DIR: tempDir(), SILO_RATE_LIMIT_PER_MINUTE: '0' };
       const first = await startSiloServer(env);
       return [first, await startSiloServer(env)];
     },

@@ -42,7 +42,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_LOCK_TIMING } from '../../packages/koa-silo/src/storage/lease-locks.js';
 import { call, isContractError, pool, type Answer, type Call } from '../support/http-call.js';
 import { flushDb, redisDbUrl } from '../support/redis-db.js';
-import { postgresAvailable, TEST_POSTGRES_URL, testSchema, type TestSchema } from '../support/postgres.js';
+import { postgresAvailable, testSchema, type TestSchema } from '../support/postgres.js';
 import { redisAvailable } from '../support/redis.js';
 import { startSiloServer, type SiloServer } from '../support/silo-server.js';
 
@@ -640,11 +640,9 @@ describe('kill -9 of silo serve during concurrent writes of every kind', () => {
 
     it('PostgreSQL: every silo is one whole write, none acknowledged is lost', async () => {
       schema = await testSchema('crash');
-      const url = new URL(TEST_POSTGRES_URL);
-      url.searchParams.set('options', `-c search_path=${schema.name}`);
       await crashRun({
         label: 'PostgreSQL',
-        env: { SILO_STORE_URL: url.toString(), SILO_DATA_DIR: tempDir(), SILO_RATE_LIMIT_PER_MINUTE: '0', SILO_HISTORY_VERSIONS: String(KEEP) },
+        env: { SILO_STORE_URL: schema.storeUrl(), SILO_DATA_DIR: tempDir(), SILO_RATE_LIMIT_PER_MINUTE: '0', SILO_HISTORY_VERSIONS: String(KEEP) },
       });
     }, 90_000);
   });

@@ -9,13 +9,11 @@
  * Every request answers within 6 s, with 503 JSON while the database is away and never a 500; the
  * process keeps running; within 5 s of the database returning, every request succeeds again.
  */
-import http from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call } from '../support/http-call.js';
-import { judge, load, untilSteady, type OutageTarget } from '../support/outage-load.js';
+import { judge, load, startOutageTarget, stopOutageTarget, untilSteady, type OutageTarget } from '../support/outage-load.js';
 import { postgresAvailable, TEST_POSTGRES_URL, testSchema, type TestSchema } from '../support/postgres.js';
-import { startSiloServer, type SiloServer } from '../support/silo-server.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
 
 const havePostgres = await postgresAvailable();
@@ -27,63 +25,46 @@ const GONE_MS = 2000;
 describe.skipIf(!havePostgres)('PostgreSQL outage under load', () => {
   let schema: TestSchema;
   let proxy: TcpProxy;
-  let server: SiloServer;
-  let keys: { manage: string; access: string };
-  let sharedSilo: string;
-  let publicSilo: string;
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 32 });
+  let target: OutageTarget;
   const figures: string[] = [];
-  const target = (): OutageTarget => ({ server, keys, sharedSilo, publicSilo, agent });
 
   beforeAll(async () => {
     schema = await testSchema('outage');
     const db = new URL(TEST_POSTGRES_URL);
     proxy = await startTcpProxy({ host: db.hostname, port: Number(db.port || 5432) });
-    const url = new URL(TEST_POSTGRES_URL);
-    url.port = String(proxy.port);
-    url.searchParams.set('options', `-c search_path=${schema.name}`);
-    server = await startSiloServer({ SILO_STORE_URL: url.toString(), SILO_RATE_LIMIT_PER_MINUTE: '1000000' });
-    keys = server.banner!;
-    const create = async (body: object) => {
-      const r = await call(server.port, '/api/v1/manage/', { method: 'POST', headers: { 'X-MAN-API': keys.manage }, body, agent });
-      expect(r.status).toBe(201);
-      return r.json.file_uuid as string;
-    };
-    sharedSilo = await create({ file_name: 'shared', file_data: { n: 0 } });
-    publicSilo = await create({ file_name: 'public', file_data: [{ a: 1 }], is_public: true });
+    target = await startOutageTarget({ SILO_STORE_URL: schema.storeUrl(proxy.port) });
   }, 30_000);
 
   afterAll(async () => {
-    agent.destroy();
-    await server?.stop();
+    await stopOutageTarget(target);
     await proxy?.close();
     await schema?.drop();
     if (figures.length > 0) console.log(`[reliability] PostgreSQL outages under load: ${figures.join('; ')}`);
   }, 20_000);
 
   it('answers 503 JSON within 6 s while the database is gone, and recovers by itself when it is back', async () => {
-    const traffic = load(target(), 8);
+    const traffic = load(target, 8);
     await sleep(500);
     const downAt = performance.now();
     proxy.cut();
     await sleep(100);
     traffic.probe();
     await sleep(GONE_MS - 100);
-    const ready = await call(server.port, '/readyz', { timeoutMs: 3000 });
+    const ready = await call(target.server.port, '/readyz', { timeoutMs: 3000 });
     expect(ready.status).toBe(503);
     proxy.restore();
     const backAt = performance.now();
     await untilSteady(traffic.samples, backAt);
-    const result = judge(server, await traffic.stop(), downAt, backAt);
-    expect((await call(server.port, '/readyz')).status).toBe(200);
-    expect((await call(server.port, `/public/${publicSilo}`)).json).toEqual([{ a: 1 }]);
+    const result = judge(target.server, await traffic.stop(), downAt, backAt);
+    expect((await call(target.server.port, '/readyz')).status).toBe(200);
+    expect((await call(target.server.port, `/public/${target.publicSilo}`)).json).toEqual([{ a: 1 }]);
     figures.push(
       `gone ${GONE_MS / 1000} s: ${result.requests} requests, ${result.unavailable} answered 503, slowest ${result.slowestMs} ms, recovered ${result.recoveryMs} ms after it was back`,
     );
   }, 30_000);
 
   it('answers 503 JSON within 6 s while the database hangs, and recovers by itself when it resumes', async () => {
-    const traffic = load(target(), 8, 8);
+    const traffic = load(target, 8, 8);
     await sleep(500);
     const downAt = performance.now();
     proxy.freeze();
@@ -96,7 +77,7 @@ describe.skipIf(!havePostgres)('PostgreSQL outage under load', () => {
     }
     const backAt = performance.now();
     await untilSteady(traffic.samples, backAt);
-    const result = judge(server, await traffic.stop(), downAt, backAt);
+    const result = judge(target.server, await traffic.stop(), downAt, backAt);
     figures.push(
       `hung ${HANG_MS / 1000} s: ${result.requests} requests, ${result.unavailable} answered 503, slowest ${result.slowestMs} ms, recovered ${result.recoveryMs} ms after it resumed`,
     );

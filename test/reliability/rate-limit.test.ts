@@ -2,8 +2,8 @@
  * Rate limits as a client sees them, under concurrent bursts: exactly the budget gets through,
  * everything over it is a 429 with Retry-After and the RateLimit headers, every client (key, or
  * address for public reads) has its own budget; in one process (memory) and across two
- * `silo serve` processes on one Redis (database 13, emptied before and after), where the budget
- * is shared by both.
+ * `silo serve` processes on one Redis (database 13, emptied before and after) and on one PostgreSQL
+ * database (a schema of this run), where the budget is shared by both.
  */
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,7 +11,7 @@ import { call, isContractError, type Answer } from '../support/http-call.js';
 import { startInProcess, type InProcessSilo, type TestAccount } from '../support/in-process.js';
 import { flushDb, redisDbUrl } from '../support/redis-db.js';
 import { redisAvailable } from '../support/redis.js';
-import { postgresAvailable, TEST_POSTGRES_URL, testSchema, type TestSchema } from '../support/postgres.js';
+import { postgresAvailable, testSchema, type TestSchema } from '../support/postgres.js';
 import { startSiloServer, type SiloServer } from '../support/silo-server.js';
 
 const haveRedis = await redisAvailable();
@@ -82,85 +82,66 @@ describe('rate limit in one process (memory)', () => {
   });
 });
 
-describe.skipIf(!haveRedis)('rate limit shared by two processes on one Redis', () => {
-  const env = { SILO_STORE_URL: redisDbUrl(DB), SILO_RATE_LIMIT_PER_MINUTE: String(BUDGET) };
-  const servers: SiloServer[] = [];
-  const agents = [new http.Agent({ keepAlive: true }), new http.Agent({ keepAlive: true })];
-  let keys: { manage: string; access: string };
+/** One budget per client shared by two processes on one store: `open` empties it and names it. */
+function sharedBudget(store: string, skip: boolean, open: () => Promise<string>, close: () => Promise<void>) {
+  describe.skipIf(skip)(`rate limit shared by two processes on one ${store}`, () => {
+    const servers: SiloServer[] = [];
+    const agents = [new http.Agent({ keepAlive: true }), new http.Agent({ keepAlive: true })];
+    let keys: { manage: string; access: string };
 
-  beforeAll(async () => {
+    beforeAll(async () => {
+      const env = { SILO_STORE_URL: await open(), SILO_RATE_LIMIT_PER_MINUTE: String(BUDGET) };
+      servers.push(...(await Promise.all([startSiloServer(env), startSiloServer(env)])));
+      keys = servers.find((s) => s.banner)!.banner!;
+    }, 30_000);
+
+    afterAll(async () => {
+      for (const agent of agents) agent.destroy();
+      await Promise.all(servers.map((s) => s.stop()));
+      if (!skip) await close();
+    }, 20_000);
+
+    it('counts one budget per client across both processes', async () => {
+      const on = (i: number, path: string, options: Parameters<typeof call>[2] = {}) => call(servers[i % 2]!.port, path, { agent: agents[i % 2]!, ...options });
+      const burst = (make: (i: number) => Promise<Answer>) => Promise.all(Array.from({ length: 4 * BUDGET }, (_, i) => make(i)));
+      const [manage, access, anonymous] = await Promise.all([
+        burst((i) => on(i, '/api/v1/manage/silos', { headers: { 'X-MAN-API': keys.manage } })),
+        burst((i) => on(i, '/00000000-0000-4000-8000-000000000000', { headers: { 'X-SILO-KEY': keys.access } })),
+        burst((i) => on(i, '/public/00000000-0000-4000-8000-000000000000')),
+      ]);
+      // The access key reads a silo that does not exist: 404 is its "through".
+      for (const answers of [manage, anonymous, access]) {
+        judgeBurst(answers.map((a) => (a.status === 404 ? { ...a, status: 200 } : a)), BUDGET);
+      }
+      // Both processes answered 429 to the same client: the count is shared, not per process.
+      for (const answers of [manage, access, anonymous]) {
+        const limitedOn = new Set(answers.map((a, i) => (a.status === 429 ? i % 2 : -1)).filter((n) => n >= 0));
+        expect(limitedOn).toEqual(new Set([0, 1]));
+      }
+      figures.push(`across 2 processes on ${store}, 3 clients each bursting ${4 * BUDGET} requests split over both at a budget of ${BUDGET}: exactly ${BUDGET} each through in total`);
+    }, 30_000);
+  });
+}
+
+sharedBudget(
+  'Redis',
+  !haveRedis,
+  async () => {
     await flushDb(DB);
-    servers.push(...(await Promise.all([startSiloServer(env), startSiloServer(env)])));
-    keys = servers.find((s) => s.banner)!.banner!;
-  }, 30_000);
+    return redisDbUrl(DB);
+  },
+  () => flushDb(DB),
+);
 
-  afterAll(async () => {
-    for (const agent of agents) agent.destroy();
-    await Promise.all(servers.map((s) => s.stop()));
-    if (haveRedis) await flushDb(DB);
-  }, 20_000);
-
-  it('counts one budget per client across both processes', async () => {
-    const on = (i: number, path: string, options: Parameters<typeof call>[2] = {}) => call(servers[i % 2]!.port, path, { agent: agents[i % 2]!, ...options });
-    const burst = (make: (i: number) => Promise<Answer>) => Promise.all(Array.from({ length: 4 * BUDGET }, (_, i) => make(i)));
-    const [manage, access, anonymous] = await Promise.all([
-      burst((i) => on(i, '/api/v1/manage/silos', { headers: { 'X-MAN-API': keys.manage } })),
-      burst((i) => on(i, '/00000000-0000-4000-8000-000000000000', { headers: { 'X-SILO-KEY': keys.access } })),
-      burst((i) => on(i, '/public/00000000-0000-4000-8000-000000000000')),
-    ]);
-    // The access key reads a silo that does not exist: 404 is its "through".
-    for (const answers of [manage, anonymous, access]) {
-      judgeBurst(answers.map((a) => (a.status === 404 ? { ...a, status: 200 } : a)), BUDGET);
-    }
-    // Both processes answered 429 to the same client: the count is shared, not per process.
-    for (const answers of [manage, access, anonymous]) {
-      const limitedOn = new Set(answers.map((a, i) => (a.status === 429 ? i % 2 : -1)).filter((n) => n >= 0));
-      expect(limitedOn).toEqual(new Set([0, 1]));
-    }
-    figures.push(`across 2 processes on Redis, 3 clients each bursting ${4 * BUDGET} requests split over both at a budget of ${BUDGET}: exactly ${BUDGET} each through in total`);
-  }, 30_000);
-});
-
-describe.skipIf(!havePostgres)('rate limit shared by two processes on one PostgreSQL database', () => {
-  let schema: TestSchema | undefined;
-  const servers: SiloServer[] = [];
-  const agents = [new http.Agent({ keepAlive: true }), new http.Agent({ keepAlive: true })];
-  let keys: { manage: string; access: string };
-
-  beforeAll(async () => {
+let schema: TestSchema | undefined;
+sharedBudget(
+  'PostgreSQL',
+  !havePostgres,
+  async () => {
     schema = await testSchema('ratelimit');
-    const url = new URL(TEST_POSTGRES_URL);
-    url.searchParams.set('options', `-c search_path=${schema.name}`);
-    const env = { SILO_STORE_URL: url.toString(), SILO_RATE_LIMIT_PER_MINUTE: String(BUDGET) };
-    // One after the other: the first start makes the account and its keys.
-    const first = await startSiloServer(env);
-    servers.push(first, await startSiloServer(env));
-    keys = servers.find((s) => s.banner)!.banner!;
-  }, 30_000);
-
-  afterAll(async () => {
-    for (const agent of agents) agent.destroy();
-    await Promise.all(servers.map((s) => s.stop()));
+    return schema.storeUrl();
+  },
+  async () => {
     await schema?.drop();
-  }, 20_000);
-
-  it('counts one budget per client across both processes', async () => {
-    const on = (i: number, path: string, options: Parameters<typeof call>[2] = {}) => call(servers[i % 2]!.port, path, { agent: agents[i % 2]!, ...options });
-    const burst = (make: (i: number) => Promise<Answer>) => Promise.all(Array.from({ length: 4 * BUDGET }, (_, i) => make(i)));
-    const [manage, access, anonymous] = await Promise.all([
-      burst((i) => on(i, '/api/v1/manage/silos', { headers: { 'X-MAN-API': keys.manage } })),
-      burst((i) => on(i, '/00000000-0000-4000-8000-000000000000', { headers: { 'X-SILO-KEY': keys.access } })),
-      burst((i) => on(i, '/public/00000000-0000-4000-8000-000000000000')),
-    ]);
-    // The access key reads a silo that does not exist: 404 is its "through".
-    for (const answers of [manage, anonymous, access]) {
-      judgeBurst(answers.map((a) => (a.status === 404 ? { ...a, status: 200 } : a)), BUDGET);
-    }
-    // Both processes answered 429 to the same client: the count is shared, not per process.
-    for (const answers of [manage, access, anonymous]) {
-      const limitedOn = new Set(answers.map((a, i) => (a.status === 429 ? i % 2 : -1)).filter((n) => n >= 0));
-      expect(limitedOn).toEqual(new Set([0, 1]));
-    }
-    figures.push(`across 2 processes on PostgreSQL, 3 clients each bursting ${4 * BUDGET} requests split over both at a budget of ${BUDGET}: exactly ${BUDGET} each through in total`);
-  }, 30_000);
-});
+  },
+);

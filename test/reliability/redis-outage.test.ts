@@ -8,13 +8,11 @@
  * Every request answers within 6 s, with 503 JSON while the storage is away and never a 500; the
  * process keeps running; within 5 s of Redis returning, every request succeeds again.
  */
-import http from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call } from '../support/http-call.js';
-import { judge, load, untilSteady, type OutageTarget } from '../support/outage-load.js';
+import { judge, load, startOutageTarget, stopOutageTarget, untilSteady, type OutageTarget } from '../support/outage-load.js';
 import { haveRedisServer, startOwnRedis, type OwnRedis } from '../support/redis-server.js';
-import { startSiloServer, type SiloServer } from '../support/silo-server.js';
 
 const canRun = haveRedisServer();
 if (!canRun) {
@@ -27,53 +25,39 @@ const FREEZE_MS = 7000;
 
 describe.skipIf(!canRun)('Redis outage under load', () => {
   let redis: OwnRedis;
-  let server: SiloServer;
-  let keys: { manage: string; access: string };
-  let sharedSilo: string;
-  let publicSilo: string;
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 32 });
+  let target: OutageTarget;
   const figures: string[] = [];
-  const target = (): OutageTarget => ({ server, keys, sharedSilo, publicSilo, agent });
 
   beforeAll(async () => {
     redis = await startOwnRedis();
-    server = await startSiloServer({ SILO_STORE_URL: `${redis.url}/0`, SILO_RATE_LIMIT_PER_MINUTE: '1000000' });
-    keys = server.banner!;
-    const create = async (body: object) => {
-      const r = await call(server.port, '/api/v1/manage/', { method: 'POST', headers: { 'X-MAN-API': keys.manage }, body, agent });
-      expect(r.status).toBe(201);
-      return r.json.file_uuid as string;
-    };
-    sharedSilo = await create({ file_name: 'shared', file_data: { n: 0 } });
-    publicSilo = await create({ file_name: 'public', file_data: [{ a: 1 }], is_public: true });
+    target = await startOutageTarget({ SILO_STORE_URL: `${redis.url}/0` });
     // A snapshot, so that a restarted Redis still knows the keys and silos created so far.
     await redis.command(['SAVE']);
   }, 30_000);
 
   afterAll(async () => {
-    agent.destroy();
-    await server?.stop();
+    await stopOutageTarget(target);
     await redis?.dispose();
     if (figures.length > 0) console.log(`[reliability] Redis outages under load: ${figures.join('; ')}`);
   }, 20_000);
 
   it('answers 503 JSON within 6 s while Redis is killed, and recovers by itself when it restarts', async () => {
-    const traffic = load(target(), 8);
+    const traffic = load(target, 8);
     await sleep(500);
     const downAt = performance.now();
     await redis.kill();
     await sleep(100);
     traffic.probe();
     await sleep(1900);
-    const ready = await call(server.port, '/readyz', { timeoutMs: 3000 });
+    const ready = await call(target.server.port, '/readyz', { timeoutMs: 3000 });
     expect(ready.status).toBe(503);
     await redis.start();
     const backAt = performance.now();
     await untilSteady(traffic.samples, backAt);
-    const result = judge(server, await traffic.stop(), downAt, backAt);
-    expect((await call(server.port, '/readyz')).status).toBe(200);
+    const result = judge(target.server, await traffic.stop(), downAt, backAt);
+    expect((await call(target.server.port, '/readyz')).status).toBe(200);
     // What was there before the crash is there after it.
-    const read = await call(server.port, `/public/${publicSilo}`);
+    const read = await call(target.server.port, `/public/${target.publicSilo}`);
     expect(read.json).toEqual([{ a: 1 }]);
     figures.push(
       `killed and restarted: ${result.requests} requests, ${result.unavailable} answered 503, slowest ${result.slowestMs} ms, recovered ${result.recoveryMs} ms after restart`,
@@ -82,7 +66,7 @@ describe.skipIf(!canRun)('Redis outage under load', () => {
 
   it('answers 503 JSON within 6 s while Redis hangs (SIGSTOP), and recovers by itself when it resumes', async () => {
     // Writers of one silo queue for its lock: a queue must not add up their waits.
-    const traffic = load(target(), 8, 8);
+    const traffic = load(target, 8, 8);
     await sleep(500);
     const downAt = performance.now();
     redis.signal('SIGSTOP');
@@ -95,7 +79,7 @@ describe.skipIf(!canRun)('Redis outage under load', () => {
     }
     const backAt = performance.now();
     await untilSteady(traffic.samples, backAt);
-    const result = judge(server, await traffic.stop(), downAt, backAt);
+    const result = judge(target.server, await traffic.stop(), downAt, backAt);
     figures.push(
       `frozen ${FREEZE_MS / 1000} s: ${result.requests} requests, ${result.unavailable} answered 503, slowest ${result.slowestMs} ms, recovered ${result.recoveryMs} ms after resume`,
     );

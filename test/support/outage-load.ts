@@ -4,11 +4,11 @@
  * ANSWER_LIMIT_MS, 503 JSON with Retry-After while the storage is away and never a 500; the
  * process keeps running; within RECOVERY_LIMIT_MS of the storage returning, requests succeed.
  */
-import type http from 'node:http';
+import http from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'vitest';
 import { call, isContractError, type Answer } from './http-call.js';
-import type { SiloServer } from './silo-server.js';
+import { startSiloServer, type SiloServer } from './silo-server.js';
 
 /** The limit on any one answer, outage or not (the storage call limit is 5 s). */
 export const ANSWER_LIMIT_MS = 6000;
@@ -30,6 +30,27 @@ export interface OutageTarget {
   sharedSilo: string;
   publicSilo: string;
   agent: http.Agent;
+}
+
+/** `silo serve` on the store of `env` (rate limit out of the way), with a silo to write and a public one to read. */
+export async function startOutageTarget(env: Record<string, string>): Promise<OutageTarget> {
+  const server = await startSiloServer({ ...env, SILO_RATE_LIMIT_PER_MINUTE: '1000000' });
+  const keys = server.banner!;
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 32 });
+  const create = async (body: object) => {
+    const r = await call(server.port, '/api/v1/manage/', { method: 'POST', headers: { 'X-MAN-API': keys.manage }, body, agent });
+    expect(r.status).toBe(201);
+    return r.json.file_uuid as string;
+  };
+  const sharedSilo = await create({ file_name: 'shared', file_data: { n: 0 } });
+  const publicSilo = await create({ file_name: 'public', file_data: [{ a: 1 }], is_public: true });
+  return { server, keys, sharedSilo, publicSilo, agent };
+}
+
+/** Stops what startOutageTarget started. */
+export async function stopOutageTarget(target: OutageTarget | undefined): Promise<void> {
+  target?.agent.destroy();
+  await target?.server.stop();
 }
 
 /** Requests of every kind from `workers` loops until `stop()`; the samples of all of them. */

@@ -30,6 +30,8 @@ export interface TestSchema {
   name: string;
   /** A pool whose connections use the schema (search_path). */
   pool: pg.Pool;
+  /** A SILO_STORE_URL on the schema (through `port` instead of the database's own, for a proxy). */
+  storeUrl(port?: number): string;
   /** Closes the pool and drops the schema with everything in it. */
   drop(): Promise<void>;
 }
@@ -44,6 +46,13 @@ export async function testSchema(label: string): Promise<TestSchema> {
   return {
     name,
     pool,
+    storeUrl(port) {
+      const url = new URL(TEST_POSTGRES_URL);
+      if (port !== undefined) url.port = String(port);
+      // The schema rides on the URL as a connection option, as a user would choose one.
+      url.searchParams.set('options', `-c search_path=${name}`);
+      return url.toString();
+    },
     async drop() {
       await pool.end();
       const client = new pg.Client({ connectionString: TEST_POSTGRES_URL });

@@ -4,7 +4,7 @@
  * writes, data kept across a restart; and an unreachable database refused at start with one line.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postgresAvailable, TEST_POSTGRES_URL, testSchema, type TestSchema } from '../../../test/support/postgres.js';
+import { postgresAvailable, testSchema, type TestSchema } from '../../../test/support/postgres.js';
 import { cleanup, ensureBuilt, runSilo, startSilo, tempDir, type SiloServer } from '../../../test/support/silo-process.js';
 
 const havePostgres = await postgresAvailable();
@@ -21,10 +21,7 @@ describe.skipIf(!havePostgres)('silo serve on PostgreSQL', () => {
 
   beforeAll(async () => {
     schema = await testSchema('serve');
-    // The schema rides on the URL as a connection option, as a user would choose one.
-    const url = new URL(TEST_POSTGRES_URL);
-    url.searchParams.set('options', `-c search_path=${schema.name}`);
-    env = { SILO_STORE_URL: url.toString(), SILO_DATA_DIR: dir };
+    env = { SILO_STORE_URL: schema.storeUrl(), SILO_DATA_DIR: dir };
   });
   afterAll(async () => {
     await schema?.drop();
