@@ -129,10 +129,10 @@ export function storageContract(name: string, makeKeyv: MakeKeyv, options: Stora
         const { silos } = await withAccounts(storage);
         const made = await silos.create(ACCOUNT_A, { file_name: 'h', file_data: {} });
         const missing = '00000000-0000-4000-8000-00000000000c';
-        const heads = await storage.getHeads([missing, made.file_uuid]);
+        const heads = await storage.getHeads(ACCOUNT_A, [missing, made.file_uuid]);
         expect(heads[0]).toBeUndefined();
         expect(heads[1]).toMatchObject({ file_uuid: made.file_uuid, version: 1, etag: made.etag });
-        expect(await storage.getHeads([])).toEqual([]);
+        expect(await storage.getHeads(ACCOUNT_A, [])).toEqual([]);
       });
 
       it('finds a key by its hash; names are unique per account and type', async () => {
@@ -301,7 +301,7 @@ export function storageContract(name: string, makeKeyv: MakeKeyv, options: Stora
           await expect(attempt()).rejects.toBeInstanceOf(NotFoundError);
         }
         expect(await storage.getHead(id)).toBeUndefined();
-        expect(await storage.getVersions(id, [1, 2])).toEqual([undefined, undefined]);
+        expect(await storage.getVersions({ account: ACCOUNT_A, file_uuid: id }, [1, 2])).toEqual([undefined, undefined]);
         // Its blobs went with it: nothing is left for the sweep.
         expect(await storage.sweep(0)).toEqual({ removed: 0, scanned: 1 });
       });

@@ -107,11 +107,6 @@ function pageOf(page: number, perPage: number): { pageNo: number; size: number; 
   return { pageNo, size, offset: (pageNo - 1) * size };
 }
 
-/** The lock that serialises writes to one silo (named by its canonical uuid). */
-function siloLock(uuid: string): string {
-  return `silo:${uuid}`;
-}
-
 function checkIfMatch(record: SiloRecord, ifMatch: IfMatch): void {
   if (ifMatch !== undefined && !ifMatch.includes(record.etag)) throw new PreconditionFailedError();
 }
@@ -134,8 +129,8 @@ export function createSiloService(storage: SiloStorage, options: SiloServiceOpti
 
   /** The silo's head if `account` owns it; otherwise the 404 of a missing silo. */
   async function owned(account: string, id: string): Promise<SiloHead> {
-    const head = await storage.getHead(id);
-    if (!head || head.account !== account) throw new NotFoundError();
+    const head = await storage.getHead(id, account);
+    if (!head) throw new NotFoundError();
     return head;
   }
 
@@ -168,7 +163,7 @@ export function createSiloService(storage: SiloStorage, options: SiloServiceOpti
     // A cheap refusal before taking the lock: a stale If-Match can never become current again.
     if (ifMatch !== undefined) checkIfMatch(await owned(account, id), ifMatch);
     const { historyVersions = DEFAULT_HISTORY_VERSIONS } = await limits(account);
-    return storage.locks.withLock(siloLock(id), async (lock) => {
+    return storage.locks.withLock(storage.siloLock(account, id), async (lock) => {
       for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
         if (attempt > 0) await lock.contended();
         const current = await owned(account, id);
@@ -201,11 +196,8 @@ export function createSiloService(storage: SiloStorage, options: SiloServiceOpti
   async function openData(region: Region, uuid: string, account: string | undefined): Promise<SiloHandle> {
     const id = canonicalUuid(uuid);
     if (id === undefined) throw new NotFoundError();
-    const head = await storage.getHead(id);
-    const readable =
-      head !== undefined &&
-      head.region_name === region &&
-      (account === undefined ? head.is_public : head.account === account);
+    const head = await storage.getHead(id, account);
+    const readable = head !== undefined && head.region_name === region && (account !== undefined || head.is_public);
     if (!readable) throw new NotFoundError();
     return { record: recordOf(head), load: () => load(head) };
   }
@@ -244,7 +236,7 @@ export function createSiloService(storage: SiloStorage, options: SiloServiceOpti
 
   async function historyEntry(head: SiloHead, version: number) {
     if (!Number.isSafeInteger(version) || version < head.oldest || version > head.version) return undefined;
-    const [entry] = await storage.getVersions(head.file_uuid, [version]);
+    const [entry] = await storage.getVersions(head, [version]);
     return entry;
   }
 
@@ -260,7 +252,7 @@ export function createSiloService(storage: SiloStorage, options: SiloServiceOpti
       const { total, uuids } = Number.isSafeInteger(offset)
         ? await storage.index.page(account, offset, size)
         : { total: (await storage.index.page(account, 0, 1)).total, uuids: [] };
-      const heads = await storage.getHeads(uuids);
+      const heads = await storage.getHeads(account, uuids);
       const silos = heads.filter((h): h is SiloHead => h !== undefined && h.account === account).map((h) => ({ ...metaOf(h), version: h.version }));
       return { metadata: { total_items: total, per_page: size, page_no: pageNo }, silos };
     },
@@ -297,7 +289,7 @@ export function createSiloService(storage: SiloStorage, options: SiloServiceOpti
     async delete(account: string, uuid: string, ifMatch?: IfMatch): Promise<void> {
       const id = idOf(uuid);
       checkIfMatch(await owned(account, id), ifMatch);
-      await storage.locks.withLock(siloLock(id), async (lock) => {
+      await storage.locks.withLock(storage.siloLock(account, id), async (lock) => {
         for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
           if (attempt > 0) await lock.contended();
           const current = await owned(account, id);
@@ -314,7 +306,7 @@ export function createSiloService(storage: SiloStorage, options: SiloServiceOpti
       const total = head.version - head.oldest + 1;
       const wanted: number[] = [];
       for (let v = head.version - offset; v >= head.oldest && wanted.length < size; v--) wanted.push(v);
-      const entries = Number.isSafeInteger(offset) ? await storage.getVersions(head.file_uuid, wanted) : [];
+      const entries = Number.isSafeInteger(offset) ? await storage.getVersions(head, wanted) : [];
       const versions = entries.filter((e) => e !== undefined).map(infoOf);
       return { metadata: { total_items: total, per_page: size, page_no: pageNo }, versions };
     },
@@ -322,7 +314,7 @@ export function createSiloService(storage: SiloStorage, options: SiloServiceOpti
     async version(account: string, uuid: string, version: number): Promise<VersionData> {
       const head = await owned(account, idOf(uuid));
       const entry = await historyEntry(head, version);
-      const text = entry && (await storage.getVersionData(head.region_name, head.file_uuid, entry));
+      const text = entry && (await storage.getVersionData(head, entry));
       if (!entry || text === undefined) throw new NotFoundError(`Version ${version} is not in this silo's history`);
       return { info: infoOf(entry), text };
     },
@@ -330,7 +322,7 @@ export function createSiloService(storage: SiloStorage, options: SiloServiceOpti
     restore(account: string, uuid: string, version: number, ifMatch?: IfMatch): Promise<SiloDataRecord> {
       return write(account, uuid, ifMatch, async (current) => {
         const entry = await historyEntry(current, version);
-        const text = entry && (await storage.getVersionData(current.region_name, current.file_uuid, entry));
+        const text = entry && (await storage.getVersionData(current, entry));
         if (!entry || text === undefined) throw new NotFoundError(`Version ${version} is not in this silo's history`);
         return { next: { ...nextOf(current, {}), data: { text, size: entry.size } } };
       });

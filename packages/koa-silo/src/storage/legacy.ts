@@ -35,11 +35,13 @@ function decodeDataRecord(raw: string): { record: LegacyRecord; text: string } |
 /** The upgraded head of `uuid`, or undefined when there is neither a head nor an old record. */
 export async function upgradeLegacySilo(deps: LegacyDeps, uuid: string, attempts = 3): Promise<SiloHead | undefined> {
   const { main, regions, keys, atomic } = deps;
+  // Only ever on a store whose keys are not placed by account (see storage-keys.ts).
+  const at = keys.silo('', uuid);
   for (let attempt = 0; attempt < attempts; attempt++) {
     const metaText = await main.get(keys.legacyMeta(uuid));
     if (metaText === undefined) {
       // Upgraded meanwhile by another reader, or never there.
-      const raw = await main.get(keys.head(uuid));
+      const raw = await main.get(at.head);
       return raw === undefined ? undefined : (JSON.parse(raw) as SiloHead);
     }
     const meta = JSON.parse(metaText) as LegacyRecord;
@@ -76,22 +78,22 @@ export async function upgradeLegacySilo(deps: LegacyDeps, uuid: string, attempts
       etag: head.etag,
       blob: head.blob,
     };
-    await regions[region].set(keys.blob(region, uuid, head.blob), data.text);
+    await regions[region].set(at.blob(region, head.blob), data.text);
     const committed = await atomic.apply({
       expect: [
-        [keys.head(uuid), undefined],
+        [at.head, undefined],
         [keys.legacyMeta(uuid), metaText],
       ],
       set: [
-        [keys.head(uuid), JSON.stringify(head)],
-        [keys.version(uuid, 1), JSON.stringify(entry)],
+        [at.head, JSON.stringify(head)],
+        [at.version(1), JSON.stringify(entry)],
       ],
       delete: [keys.legacyMeta(uuid)],
       indexAdd: [[keys.index(head.account), -Date.parse(head.created_at), uuid]],
       indexRemove: [],
     });
     if (!committed) {
-      await regions[region].delete(keys.blob(region, uuid, head.blob));
+      await regions[region].delete(at.blob(region, head.blob));
       continue;
     }
     await Promise.all(REGIONS.map((r) => regions[r].delete(keys.legacyData(r, uuid)).catch(() => undefined)));

@@ -17,6 +17,7 @@ import { DEFAULT_LOCK_TIMING, LeaseLocks, type LockTiming } from './lease-locks.
 import { RedisLeases } from './redis-leases.js';
 import { RedisListIndex } from './redis-list-index.js';
 import { RedisNative } from './redis-native.js';
+import { SiloOwners } from './silo-owners.js';
 import { sortedListIndexFor } from './sorted-list-index.js';
 import { DEFAULT_STORAGE_TIMEOUT_MS } from './storage-guard.js';
 import { storageKeys } from './storage-keys.js';
@@ -83,7 +84,8 @@ export function createStorage(options: StorageOptions): SiloStorage {
     : hasCompareAndSwap(adapter)
       ? new LeaseLocks(new CasLeases(adapter, main), lockKey, timing)
       : new KeyedMutex();
-  const versions = createVersions({ main, regions: regionStores, keys, atomic, locks });
+  const owners = keys.clustered ? new SiloOwners(main, keys) : undefined;
+  const versions = createVersions({ main, regions: regionStores, keys, atomic, locks, owners });
 
   /** A read-modify-write of a JSON list, committed only if the list is unchanged meanwhile. */
   async function changeList<T>(

@@ -16,45 +16,85 @@
  * Region store of region R:
  *   <p>:blob:<R>:<uuid>:<blob>  the exact JSON text of one version's file_data (immutable)
  *
- * Written by Silo before versions existed, read once and upgraded in place (legacy.ts):
+ * On a Redis Cluster (`clustered`), a multi-key commit must keep its keys in one hash slot, so the
+ * keys carry hash tags: the directory (accounts and keys, committed together) shares the tag `{d}`,
+ * and everything of one account's silos (heads, history, listing index, write locks, blobs) shares
+ * the account's tag `{a:<account>}`, placed right after the prefix:
+ *   <p>:{d}:account:<name>, <p>:{d}:accounts, <p>:{d}:key:<hash>, <p>:{d}:keys:<account>
+ *   <p>:{a:<account>}:head:<uuid>, ...:ver:<uuid>:<v>, ...:index, ...:blob:<R>:<uuid>:<blob>
+ *   <p>:lock:{a:<account>}:<uuid>  a silo's write lock (in the account's slot, for the commit's fence)
+ *   <p>:owner:<uuid>            the account that owns a silo (for reads by uuid alone)
+ * A cluster spreads accounts over its nodes; one account's silos live on one node.
+ *
+ * Written by Silo before versions existed, read once and upgraded in place (legacy.ts; never on a
+ * cluster, which Silo did not support then):
  *   <p>:meta:<uuid>             SiloRecord JSON
  *   <p>:data:<R>:<uuid>         header line (SiloRecord JSON), "\n", the JSON text
  *
- * Names chosen by people (accounts) are URI-encoded so that no name can reach into another key.
+ * Names chosen by people (accounts) are URI-encoded so that no name can reach into another key
+ * (nor hold a brace, which would change a key's hash slot).
  */
 import type { Region } from '../service/types.js';
 
+/** The keys of one silo. */
+export interface SiloKeys {
+  /** Its head: the commit point of every write. */
+  readonly head: string;
+  /** Its history entry of `version`. */
+  version(version: number): string;
+  /** One of its blobs in `region`'s store. */
+  blob(region: Region, blob: string): string;
+}
+
 export interface StorageKeys {
+  /** Whether keys carry Redis Cluster hash tags (see above). */
+  readonly clustered: boolean;
   account(name: string): string;
   accounts(): string;
   key(hash: string): string;
   keys(account: string): string;
-  head(uuid: string): string;
-  version(uuid: string, version: number): string;
+  /** The keys of silo `uuid` of `account` (the account only places them on a cluster). */
+  silo(account: string, uuid: string): SiloKeys;
+  /** The name of the lock that serialises writes to one silo (for Locks.withLock). */
+  siloLock(account: string, uuid: string): string;
+  /** The record naming the account that owns silo `uuid` (kept on a cluster only). */
+  owner(uuid: string): string;
   index(account: string): string;
   lock(name: string): string;
-  blob(region: Region, uuid: string, blob: string): string;
-  /** Where every blob of `region` starts (for the orphan sweep). */
-  blobPrefix(region: Region): string;
+  /** Where every blob of `region` for `account`'s silos starts, up to the silo's uuid (for the orphan sweep). */
+  blobPrefix(region: Region, account: string): string;
   legacyMeta(uuid: string): string;
   legacyData(region: Region, uuid: string): string;
 }
 
 export const DEFAULT_PREFIX = 'silo';
 
-export function storageKeys(prefix: string = DEFAULT_PREFIX): StorageKeys {
+export function storageKeys(prefix: string = DEFAULT_PREFIX, clustered = false): StorageKeys {
   const enc = encodeURIComponent;
+  /** Where a record of the directory starts: `<p>:` or `<p>:{d}:`. */
+  const dir = clustered ? `${prefix}:{d}:` : `${prefix}:`;
+  const tag = (account: string) => `{a:${enc(account)}}`;
+  /** Where a record of `account`'s silos starts: `<p>:` or `<p>:{a:<account>}:`. */
+  const of = (account: string) => (clustered ? `${prefix}:${tag(account)}:` : `${prefix}:`);
   return {
-    account: (name) => `${prefix}:account:${enc(name)}`,
-    accounts: () => `${prefix}:accounts`,
-    key: (hash) => `${prefix}:key:${hash}`,
-    keys: (account) => `${prefix}:keys:${enc(account)}`,
-    head: (uuid) => `${prefix}:head:${uuid}`,
-    version: (uuid, version) => `${prefix}:ver:${uuid}:${version}`,
-    index: (account) => `${prefix}:index:${enc(account)}`,
+    clustered,
+    account: (name) => `${dir}account:${enc(name)}`,
+    accounts: () => `${dir}accounts`,
+    key: (hash) => `${dir}key:${hash}`,
+    keys: (account) => `${dir}keys:${enc(account)}`,
+    silo(account, uuid) {
+      const at = of(account);
+      return {
+        head: `${at}head:${uuid}`,
+        version: (version) => `${at}ver:${uuid}:${version}`,
+        blob: (region, blob) => `${at}blob:${region}:${uuid}:${blob}`,
+      };
+    },
+    siloLock: (account, uuid) => (clustered ? `${tag(account)}:${uuid}` : `silo:${uuid}`),
+    owner: (uuid) => `${prefix}:owner:${uuid}`,
+    index: (account) => (clustered ? `${of(account)}index` : `${prefix}:index:${enc(account)}`),
     lock: (name) => `${prefix}:lock:${name}`,
-    blob: (region, uuid, blob) => `${prefix}:blob:${region}:${uuid}:${blob}`,
-    blobPrefix: (region) => `${prefix}:blob:${region}:`,
+    blobPrefix: (region, account) => `${of(account)}blob:${region}:`,
     legacyMeta: (uuid) => `${prefix}:meta:${uuid}`,
     legacyData: (region, uuid) => `${prefix}:data:${region}:${uuid}`,
   };

@@ -33,6 +33,9 @@ export interface VersionEntry extends VersionInfo {
   tail?: string[];
 }
 
+/** Which silo: its uuid and the account that owns it (which places its keys on some stores). */
+export type SiloRef = Pick<SiloHead, 'account' | 'file_uuid'>;
+
 /** One page of an account's listing index: silo uuids newest first, and the true total. */
 export interface IndexPage {
   total: number;
@@ -153,14 +156,19 @@ export interface SiloStorage {
   /** Removes the key of that account, type and name and returns it; undefined when none. Atomic. */
   removeKey(account: string, type: KeyInfo['type'], name: string): Promise<StoredKey | undefined>;
 
-  /** The committed head of a silo (what every read goes through). */
-  getHead(uuid: string): Promise<SiloHead | undefined>;
-  /** Heads of many silos in one go (listing); undefined where a silo has none. */
-  getHeads(uuids: string[]): Promise<(SiloHead | undefined)[]>;
-  /** History entries (undefined where pruned or never written). */
-  getVersions(uuid: string, versions: number[]): Promise<(VersionEntry | undefined)[]>;
-  /** The data of one version (a history entry), or undefined when its blobs are gone. */
-  getVersionData(region: Region, uuid: string, entry: Pick<VersionEntry, 'blob' | 'tail'>): Promise<string | undefined>;
+  /**
+   * The committed head of a silo (what every read goes through). With `account`, only a silo of
+   * that account is found (where storage places silos by account, no lookup of the owner first).
+   */
+  getHead(uuid: string, account?: string): Promise<SiloHead | undefined>;
+  /** Heads of many silos of `account` in one go (listing); undefined where a silo has none. */
+  getHeads(account: string, uuids: string[]): Promise<(SiloHead | undefined)[]>;
+  /** History entries of a silo (undefined where pruned or never written). */
+  getVersions(silo: SiloRef, versions: number[]): Promise<(VersionEntry | undefined)[]>;
+  /** The data of one version (a history entry) of a silo in its region, or undefined when its blobs are gone. */
+  getVersionData(silo: SiloRef & Pick<SiloHead, 'region_name'>, entry: Pick<VersionEntry, 'blob' | 'tail'>): Promise<string | undefined>;
+  /** The name of the lock (in `locks`) that serialises the writes of one silo. */
+  siloLock(account: string, uuid: string): string;
   /**
    * The data of `head`'s version, also when a move or a prune since the head was read took its
    * blob away (then from the silo's new region, or the newest version's, with that head).

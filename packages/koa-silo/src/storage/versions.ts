@@ -24,8 +24,9 @@ import { blobMadeAt, newBlobId, newEtag } from './ids.js';
 import type { KeyvTextStore } from './keyv-text-store.js';
 import { upgradeLegacySilo } from './legacy.js';
 import { listKeysWithPrefix } from './list-keys.js';
-import type { StorageKeys } from './storage-keys.js';
-import type { HeldLock, Locks, NewSilo, NextVersion, SiloHead, SiloStorage, SweepReport, VersionEntry } from './types.js';
+import type { SiloOwners } from './silo-owners.js';
+import type { SiloKeys, StorageKeys } from './storage-keys.js';
+import type { HeldLock, Locks, NewSilo, NextVersion, SiloHead, SiloRef, SiloStorage, SweepReport, VersionEntry } from './types.js';
 
 export interface VersionsDeps {
   main: KeyvTextStore;
@@ -33,11 +34,13 @@ export interface VersionsDeps {
   keys: StorageKeys;
   atomic: Atomic;
   locks: Locks;
+  /** Owner records, where keys are placed by account (a cluster); undefined elsewhere. */
+  owners: SiloOwners | undefined;
 }
 
 type Versions = Pick<
   SiloStorage,
-  'getHead' | 'getHeads' | 'getVersions' | 'getVersionData' | 'readData' | 'createSilo' | 'writeVersion' | 'deleteSilo' | 'sweep'
+  'getHead' | 'getHeads' | 'getVersions' | 'getVersionData' | 'siloLock' | 'readData' | 'createSilo' | 'writeVersion' | 'deleteSilo' | 'sweep'
 >;
 
 /** Blobs younger than this are left to the write that made them. */
@@ -75,31 +78,45 @@ function range(from: number, to: number): number[] {
 }
 
 export function createVersions(deps: VersionsDeps): Versions {
-  const { main, regions, keys, atomic } = deps;
+  const { main, regions, keys, atomic, owners } = deps;
   const headText = (head: SiloHead) => JSON.stringify(head);
+  const keysOf = (silo: SiloRef): SiloKeys => keys.silo(silo.account, silo.file_uuid);
 
   async function readHead(uuid: string, raw: string | undefined): Promise<SiloHead | undefined> {
     if (raw !== undefined) return JSON.parse(raw) as SiloHead;
-    return upgradeLegacySilo(deps, uuid);
+    return keys.clustered ? undefined : upgradeLegacySilo(deps, uuid);
+  }
+
+  /**
+   * The head of `uuid` as stored under `account`. Without an account: where keys are placed by
+   * account, under its owner's; elsewhere the account places nothing, so any name does.
+   */
+  async function headOf(uuid: string, account: string | undefined): Promise<SiloHead | undefined> {
+    const under = account ?? (owners ? await owners.of(uuid) : '');
+    if (under === undefined) return undefined;
+    const head = await readHead(uuid, await main.get(keys.silo(under, uuid).head));
+    return account === undefined || head?.account === account ? head : undefined;
   }
 
   /** A version's data joined from its blobs in `region`, or undefined when one is gone. */
-  async function readBlobs(region: Region, uuid: string, entry: Pick<VersionEntry, 'blob' | 'tail'>): Promise<string | undefined> {
-    if (!entry.tail) return regions[region].get(keys.blob(region, uuid, entry.blob));
-    const texts = await regions[region].getMany(blobsOf(entry).map((blob) => keys.blob(region, uuid, blob)));
+  async function readBlobs(region: Region, silo: SiloRef, entry: Pick<VersionEntry, 'blob' | 'tail'>): Promise<string | undefined> {
+    const at = keysOf(silo);
+    if (!entry.tail) return regions[region].get(at.blob(region, entry.blob));
+    const texts = await regions[region].getMany(blobsOf(entry).map((blob) => at.blob(region, blob)));
     if (texts.some((text) => text === undefined)) return undefined;
     return joinTail(texts[0]!, texts.slice(1) as string[]);
   }
 
-  async function getVersions(uuid: string, versions: number[]): Promise<(VersionEntry | undefined)[]> {
-    const texts = await main.getMany(versions.map((v) => keys.version(uuid, v)));
+  async function getVersions(silo: SiloRef, versions: number[]): Promise<(VersionEntry | undefined)[]> {
+    const at = keysOf(silo);
+    const texts = await main.getMany(versions.map((v) => at.version(v)));
     return texts.map((t) => (t === undefined ? undefined : (JSON.parse(t) as VersionEntry)));
   }
 
-  async function deleteBlobs(region: Region, uuid: string, blobs: Iterable<string>): Promise<void> {
+  async function deleteBlobs(region: Region, at: SiloKeys, blobs: Iterable<string>): Promise<void> {
     const store = regions[region];
     // Removing a blob that no commit names can fail without harm: the sweep finds it again.
-    await Promise.all([...blobs].map((blob) => store.delete(keys.blob(region, uuid, blob)).catch(() => undefined)));
+    await Promise.all([...blobs].map((blob) => store.delete(at.blob(region, blob)).catch(() => undefined)));
   }
 
   /** Whether `region`'s blobs can be written and removed in the main store's atomic batch. */
@@ -116,7 +133,7 @@ export function createVersions(deps: VersionsDeps): Versions {
     readonly #before: { region: Region; blob: string; text: string }[] = [];
     readonly #after: { region: Region; blob: string }[] = [];
 
-    constructor(private readonly uuid: string) {}
+    constructor(private readonly at: SiloKeys) {}
 
     /** The writes to joined stores other than main, for the batch's `joined`. */
     get joined() {
@@ -131,7 +148,7 @@ export function createVersions(deps: VersionsDeps): Versions {
     }
 
     put(region: Region, blob: string, text: string): void {
-      const key = keys.blob(region, this.uuid, blob);
+      const key = this.at.blob(region, blob);
       if (!joinable.get(region)) this.#before.push({ region, blob, text });
       else if (regions[region] === main) this.batchSet.push([key, text]);
       else this.#partOf(region).set.push([key, text]);
@@ -139,7 +156,7 @@ export function createVersions(deps: VersionsDeps): Versions {
 
     remove(region: Region, blobs: Iterable<string>): void {
       for (const blob of blobs) {
-        const key = keys.blob(region, this.uuid, blob);
+        const key = this.at.blob(region, blob);
         if (!joinable.get(region)) this.#after.push({ region, blob });
         else if (regions[region] === main) this.batchDelete.push(key);
         else this.#partOf(region).delete.push(key);
@@ -148,46 +165,46 @@ export function createVersions(deps: VersionsDeps): Versions {
 
     /** The puts that must land before the commit. */
     async putBefore(): Promise<void> {
-      await Promise.all(this.#before.map(({ region, blob, text }) => regions[region].set(keys.blob(region, this.uuid, blob), text)));
+      await Promise.all(this.#before.map(({ region, blob, text }) => regions[region].set(this.at.blob(region, blob), text)));
     }
 
     /** Undoes putBefore when the commit did not happen (those blobs have fresh ids: nobody names them). */
     async undoBefore(): Promise<void> {
-      await Promise.all(this.#before.map(({ region, blob }) => deleteBlobs(region, this.uuid, [blob])));
+      await Promise.all(this.#before.map(({ region, blob }) => deleteBlobs(region, this.at, [blob])));
     }
 
     /** The removals that wait for the commit. */
     async removeAfter(): Promise<void> {
-      await Promise.all(this.#after.map(({ region, blob }) => deleteBlobs(region, this.uuid, [blob])));
+      await Promise.all(this.#after.map(({ region, blob }) => deleteBlobs(region, this.at, [blob])));
     }
   }
 
   return {
-    async getHead(uuid) {
-      return readHead(uuid, await main.get(keys.head(uuid)));
-    },
+    getHead: headOf,
 
-    async getHeads(uuids) {
-      const texts = await main.getMany(uuids.map((uuid) => keys.head(uuid)));
+    async getHeads(account, uuids) {
+      const texts = await main.getMany(uuids.map((uuid) => keys.silo(account, uuid).head));
       return Promise.all(texts.map((text, i) => readHead(uuids[i]!, text)));
     },
 
     getVersions,
 
-    getVersionData: readBlobs,
+    getVersionData: (silo, entry) => readBlobs(silo.region_name, silo, entry),
+
+    siloLock: (account, uuid) => keys.siloLock(account, uuid),
 
     async readData(head: SiloHead): Promise<{ head: SiloHead; text: string } | undefined> {
       const uuid = head.file_uuid;
-      const text = await readBlobs(head.region_name, uuid, head);
+      const text = await readBlobs(head.region_name, head, head);
       if (text !== undefined) return { head, text };
       // Gone since the head was read: a move renamed it (history has its new name) or pruning
       // removed it (then the newest version is as good an answer as any later read would get).
       for (let attempt = 0; attempt < 3; attempt++) {
-        const now = await readHead(uuid, await main.get(keys.head(uuid)));
+        const now = await headOf(uuid, head.account);
         if (!now) return undefined;
-        const [entry] = now.version === head.version ? [now] : await getVersions(uuid, [head.version]);
+        const [entry] = now.version === head.version ? [now] : await getVersions(head, [head.version]);
         const wanted = entry ? { head, blobs: entry } : { head: now, blobs: now };
-        const found = await readBlobs(now.region_name, uuid, wanted.blobs);
+        const found = await readBlobs(now.region_name, head, wanted.blobs);
         if (found !== undefined) return { head: wanted.head, text: found };
       }
       return undefined;
@@ -196,15 +213,16 @@ export function createVersions(deps: VersionsDeps): Versions {
     async createSilo(silo: NewSilo, text: string): Promise<SiloHead> {
       const head: SiloHead = { ...silo, version: 1, etag: newEtag(), blob: newBlobId(1), oldest: 1 };
       const { file_uuid: uuid } = head;
-      const blobs = new BlobChanges(uuid);
+      const at = keysOf(head);
+      const blobs = new BlobChanges(at);
       blobs.put(head.region_name, head.blob, text);
-      await blobs.putBefore();
+      await Promise.all([blobs.putBefore(), owners?.record(uuid, head.account)]);
       const committed = await atomic.apply({
-        expect: [[keys.head(uuid), undefined]],
+        expect: [[at.head, undefined]],
         set: [
           ...blobs.batchSet,
-          [keys.head(uuid), headText(head)],
-          [keys.version(uuid, 1), JSON.stringify(entryOf(head))],
+          [at.head, headText(head)],
+          [at.version(1), JSON.stringify(entryOf(head))],
         ],
         delete: [],
         indexAdd: [[keys.index(head.account), -Date.parse(head.created_at), uuid]],
@@ -221,6 +239,7 @@ export function createVersions(deps: VersionsDeps): Versions {
     async writeVersion(current: SiloHead, next: NextVersion, keep: number, fence: HeldLock['fence'] = () => []): Promise<SiloHead | undefined> {
       const started = Date.now();
       const uuid = current.file_uuid;
+      const at = keysOf(current);
       const version = current.version + 1;
       const oldest = Math.max(current.oldest, version - Math.max(1, Math.floor(keep)) + 1);
       const from = current.region_name;
@@ -249,7 +268,7 @@ export function createVersions(deps: VersionsDeps): Versions {
       const last = moving ? current.version : Math.min(oldest, current.version);
       const read = range(current.oldest, last);
       const entries = new Map<number, VersionEntry>();
-      (await getVersions(uuid, read)).forEach((entry, i) => entry && entries.set(read[i]!, entry));
+      (await getVersions(current, read)).forEach((entry, i) => entry && entries.set(read[i]!, entry));
       const blobsAt = (v: number): string[] => {
         const entry = v === version ? head : entries.get(v);
         return entry ? blobsOf(entry) : [];
@@ -281,10 +300,10 @@ export function createVersions(deps: VersionsDeps): Versions {
           if (currentTail) head.tail = currentTail.map((b) => copyOf(b, current.version));
         }
       }
-      const blobs = new BlobChanges(uuid);
+      const blobs = new BlobChanges(at);
       await Promise.all(
         [...renamed].map(async ([blob, copy]) => {
-          const text = await regions[from].get(keys.blob(from, uuid, blob));
+          const text = await regions[from].get(at.blob(from, blob));
           if (text !== undefined) blobs.put(to, copy, text);
         }),
       );
@@ -299,14 +318,14 @@ export function createVersions(deps: VersionsDeps): Versions {
       blobs.remove(from, moving ? new Set([...renamed.keys(), ...freed, ...blobsOf(current)]) : freed);
 
       const committed = await atomic.apply({
-        expect: [[keys.head(uuid), headText(current)], ...fence()],
+        expect: [[at.head, headText(current)], ...fence()],
         set: [
           ...blobs.batchSet,
-          [keys.head(uuid), headText(head)],
-          [keys.version(uuid, version), JSON.stringify(entryOf(head))],
-          ...rewritten.map((e): [string, string] => [keys.version(uuid, e.version), JSON.stringify(e)]),
+          [at.head, headText(head)],
+          [at.version(version), JSON.stringify(entryOf(head))],
+          ...rewritten.map((e): [string, string] => [at.version(e.version), JSON.stringify(e)]),
         ],
-        delete: [...dropped.map((v) => keys.version(uuid, v)), ...blobs.batchDelete],
+        delete: [...dropped.map((v) => at.version(v)), ...blobs.batchDelete],
         indexAdd: [],
         indexRemove: [],
         joined: blobs.joined,
@@ -321,55 +340,61 @@ export function createVersions(deps: VersionsDeps): Versions {
 
     async deleteSilo(current: SiloHead, fence: HeldLock['fence'] = () => []): Promise<boolean> {
       const uuid = current.file_uuid;
+      const at = keysOf(current);
       const kept = range(current.oldest, current.version);
-      const entries = await getVersions(uuid, kept);
-      const blobs = new BlobChanges(uuid);
+      const entries = await getVersions(current, kept);
+      const blobs = new BlobChanges(at);
       blobs.remove(current.region_name, new Set([...blobsOf(current), ...entries.flatMap((e) => (e ? blobsOf(e) : []))]));
       const committed = await atomic.apply({
-        expect: [[keys.head(uuid), headText(current)], ...fence()],
+        expect: [[at.head, headText(current)], ...fence()],
         set: [],
-        delete: [keys.head(uuid), ...kept.map((v) => keys.version(uuid, v)), ...blobs.batchDelete],
+        delete: [at.head, ...kept.map((v) => at.version(v)), ...blobs.batchDelete],
         indexAdd: [],
         indexRemove: [[keys.index(current.account), uuid]],
         joined: blobs.joined,
       });
       if (!committed) return false;
-      await blobs.removeAfter();
+      await Promise.all([blobs.removeAfter(), owners?.forget(uuid).catch(() => undefined)]);
       return true;
     },
 
     async sweep(graceMs = DEFAULT_SWEEP_GRACE_MS): Promise<SweepReport> {
       const report: SweepReport = { removed: 0, scanned: 0 };
       const cutoff = Date.now() - graceMs;
+      // Blobs of every account share one prefix, except where keys are placed by account.
+      const accounts = keys.clustered ? ((await main.get(keys.accounts())) ?? '[]') : '[""]';
       for (const region of REGIONS) {
-        const prefix = keys.blobPrefix(region);
-        const names = await listKeysWithPrefix(regions[region], prefix);
-        if (names === undefined) continue;
-        const byUuid = new Map<string, string[]>();
-        for (const name of names) {
-          const rest = name.slice(prefix.length);
-          const colon = rest.indexOf(':');
-          if (colon < 0) continue;
-          const uuid = rest.slice(0, colon);
-          const blob = rest.slice(colon + 1);
-          report.scanned++;
-          const madeAt = blobMadeAt(blob);
-          if (madeAt === undefined || madeAt > cutoff) continue;
-          byUuid.set(uuid, [...(byUuid.get(uuid) ?? []), blob]);
-        }
-        for (const [uuid, blobs] of byUuid) {
-          const raw = await main.get(keys.head(uuid));
-          const head = raw === undefined ? undefined : (JSON.parse(raw) as SiloHead);
-          const named = new Set<string>();
-          if (head && head.region_name === region) {
-            for (const blob of blobsOf(head)) named.add(blob);
-            for (const entry of await getVersions(uuid, range(head.oldest, head.version))) {
-              if (entry) for (const blob of blobsOf(entry)) named.add(blob);
-            }
+        for (const account of JSON.parse(accounts) as string[]) {
+          const prefix = keys.blobPrefix(region, account);
+          const names = await listKeysWithPrefix(regions[region], prefix);
+          if (names === undefined) continue;
+          const byUuid = new Map<string, string[]>();
+          for (const name of names) {
+            const rest = name.slice(prefix.length);
+            const colon = rest.indexOf(':');
+            if (colon < 0) continue;
+            const uuid = rest.slice(0, colon);
+            const blob = rest.slice(colon + 1);
+            report.scanned++;
+            const madeAt = blobMadeAt(blob);
+            if (madeAt === undefined || madeAt > cutoff) continue;
+            byUuid.set(uuid, [...(byUuid.get(uuid) ?? []), blob]);
           }
-          const orphans = blobs.filter((blob) => !named.has(blob));
-          await deleteBlobs(region, uuid, orphans);
-          report.removed += orphans.length;
+          for (const [uuid, blobs] of byUuid) {
+            const at = keys.silo(account, uuid);
+            const raw = await main.get(at.head);
+            const head = raw === undefined ? undefined : (JSON.parse(raw) as SiloHead);
+            const named = new Set<string>();
+            if (head && head.region_name === region) {
+              for (const blob of blobsOf(head)) named.add(blob);
+              for (const entry of await getVersions(head, range(head.oldest, head.version))) {
+                if (entry) for (const blob of blobsOf(entry)) named.add(blob);
+              }
+            }
+            const orphans = blobs.filter((blob) => !named.has(blob));
+            await deleteBlobs(region, at, orphans);
+            report.removed += orphans.length;
+          }
         }
       }
       return report;
