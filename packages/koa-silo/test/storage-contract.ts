@@ -15,7 +15,7 @@ import { ConflictError, NotFoundError, PreconditionFailedError, StorageUnavailab
 import { createServices, REGIONS, type Region, type SiloData, type SiloRecord } from '../src/service/index.js';
 
 type Services = ReturnType<typeof createServices>;
-import { createStorage, type SiloStorage } from '../src/storage/index.js';
+import { createStorage, storageKeys, type SiloStorage } from '../src/storage/index.js';
 
 export interface StorageContractOptions {
   /** Skip the whole suite (for example: Redis unreachable on a laptop). */
@@ -27,6 +27,8 @@ export interface StorageContractOptions {
   multiInstance?: boolean;
   /** Bytes of the large text that must round-trip. Default 5 MB. */
   largeTextBytes?: number;
+  /** The store is a Redis Cluster: Silo's keys carry hash tags (storage-keys.ts). */
+  clustered?: boolean;
   /** Runs once after the suite: drop what the tests wrote, close clients. */
   cleanup?: () => Promise<void> | void;
 }
@@ -423,12 +425,14 @@ export function storageContract(name: string, makeKeyv: MakeKeyv, options: Stora
         // What a crash leaves: a blob written before a commit that never came, and a copy in a
         // region the silo is not in; and a blob of a silo that no longer exists.
         const sg = regionKeyvs['sg-01-api'];
-        await sg.set(`${prefix}:blob:sg-01-api:${made.file_uuid}:2-${old}-crashed`, '{"lost":1}');
-        await sg.set(`${prefix}:blob:sg-01-api:${made.file_uuid}:2-${fresh}-inflight`, '{"lost":2}');
-        await regionKeyvs.api.set(`${prefix}:blob:api:${made.file_uuid}:1-${old}-moved`, '{"lost":3}');
-        await regionKeyvs.api.set(`${prefix}:blob:api:00000000-0000-4000-8000-0000000000ff:1-${old}-gone`, '{}');
+        const at = storageKeys(prefix, options.clustered).silo(ACCOUNT_A, made.file_uuid);
+        const gone = storageKeys(prefix, options.clustered).silo(ACCOUNT_A, '00000000-0000-4000-8000-0000000000ff');
+        await sg.set(at.blob('sg-01-api', `2-${old}-crashed`), '{"lost":1}');
+        await sg.set(at.blob('sg-01-api', `2-${fresh}-inflight`), '{"lost":2}');
+        await regionKeyvs.api.set(at.blob('api', `1-${old}-moved`), '{"lost":3}');
+        await regionKeyvs.api.set(gone.blob('api', `1-${old}-gone`), '{}');
         expect(await storage.sweep(60_000)).toEqual({ removed: 3, scanned: 5 });
-        expect(await sg.get(`${prefix}:blob:sg-01-api:${made.file_uuid}:2-${fresh}-inflight`)).toBe('{"lost":2}');
+        expect(await sg.get(at.blob('sg-01-api', `2-${fresh}-inflight`))).toBe('{"lost":2}');
         expect(await storage.sweep(0)).toEqual({ removed: 1, scanned: 2 });
         expect((await silos.readData('sg-01-api', made.file_uuid, ACCOUNT_A)).text).toBe('{"kept":true}');
       });

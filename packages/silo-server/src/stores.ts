@@ -17,7 +17,7 @@
  */
 import path from 'node:path';
 import Keyv from 'keyv';
-import KeyvRedis, { createClient, type RedisClientType } from '@keyv/redis';
+import KeyvRedis, { createClient, createCluster, type RedisClientType, type RedisClusterType } from '@keyv/redis';
 import pg from 'pg';
 import { DEFAULT_RATE_LIMIT_TABLE } from 'koa-silo';
 import { PostgresStore, underSchemaLock } from './postgres-store.js';
@@ -128,7 +128,7 @@ export interface Stores {
   main: StoreHandle;
   regions: Record<Region, StoreHandle>;
   /** The connected Redis client of the main store's URL, when it is Redis (for shared rate limits). */
-  redis?: RedisClientType;
+  redis?: RedisClientType | RedisClusterType;
   /** The pool of the main store's URL, when it is PostgreSQL (for shared rate limits, table made). */
   postgres?: pg.Pool;
   /** Resolves when every store answers; rejects with a message naming the first that does not. */
@@ -138,7 +138,28 @@ export interface Stores {
 
 interface RedisConn {
   location: Extract<StoreLocation, { kind: 'redis' }>;
-  client: RedisClientType;
+  client: RedisClientType | RedisClusterType;
+  /** Whether the URL named a node of a Redis Cluster (then `client` is a cluster client). */
+  cluster: boolean;
+}
+
+/** Closes a client that may be half-open, without waiting for a server that does not answer. */
+function destroyQuietly(client: { isOpen: boolean; destroy(): void }): void {
+  try {
+    if (client.isOpen) client.destroy();
+  } catch {
+    // Already closed: nothing to release.
+  }
+}
+
+/** PING on a single Redis or on every master of a cluster. */
+async function pingRedis(conn: RedisConn): Promise<void> {
+  if (!conn.cluster) {
+    await (conn.client as RedisClientType).ping();
+    return;
+  }
+  const cluster = conn.client as RedisClusterType;
+  await Promise.all(cluster.masters.map(async (node) => (await cluster.nodeClient(node)).ping()));
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number, message: () => string): Promise<T> {
@@ -177,24 +198,71 @@ async function connectRedis(
     if (lastError && !up) log('info', 'storage reachable again', { store: location.display });
     up = true;
   });
+  let cluster: RedisClusterType | undefined;
   try {
     await withTimeout(
-      client.connect().then(() => client.ping()),
+      (async () => {
+        await client.connect();
+        const info = String(await client.sendCommand(['INFO', 'cluster']));
+        if (!/^cluster_enabled:1\b/m.test(info)) return;
+        // A node of a cluster: talk to the whole cluster, found from this node.
+        if (location.db !== 0) throw new StartupError(`${location.display} is a Redis Cluster node: a cluster has database 0 only`);
+        destroyQuietly(client);
+        cluster = connectCluster(location, timeoutMs, log);
+        await cluster.connect();
+        await pingRedis({ location, client: cluster, cluster: true });
+      })(),
       timeoutMs,
       () => lastError?.message ?? `no answer within ${timeoutMs} ms`,
     );
     up = true;
     started = true;
-    return { location, client };
+    return cluster ? { location, client: cluster, cluster: true } : { location, client, cluster: false };
   } catch (error) {
-    try {
-      if (client.isOpen) client.destroy();
-    } catch {
-      // Already closed: nothing to release.
-    }
+    destroyQuietly(client);
+    if (cluster) destroyQuietly(cluster);
+    if (error instanceof StartupError) throw error;
     const reason = error instanceof Error ? error.message : String(error);
     throw new StartupError(`cannot reach Redis at ${location.display}: ${reason}`);
   }
+}
+
+/**
+ * A cluster client seeded with the node of `location`. Its node connections behave as the single
+ * client's: no offline queue (a command while a node is away fails at once, a 503), reconnect by
+ * themselves at most 1 s apart.
+ */
+function connectCluster(
+  location: Extract<StoreLocation, { kind: 'redis' }>,
+  timeoutMs: number,
+  log: NonNullable<OpenStoresOptions['log']>,
+): RedisClusterType {
+  const url = new URL(location.url);
+  const cluster = createCluster({
+    rootNodes: [{ url: location.url }],
+    defaults: {
+      ...(url.username ? { username: decodeURIComponent(url.username) } : {}),
+      ...(url.password ? { password: decodeURIComponent(url.password) } : {}),
+      disableOfflineQueue: true,
+      socket: {
+        connectTimeout: Math.min(timeoutMs, 2000),
+        ...(url.protocol === 'rediss:' ? { tls: true } : {}),
+        reconnectStrategy: (retries: number) => Math.min(100 * 2 ** retries, 1000),
+      },
+    },
+  }) as unknown as RedisClusterType;
+  let up = true;
+  const lost = (error: Error) => {
+    if (up) log('error', 'storage unreachable', { store: location.display, error: error.message });
+    up = false;
+  };
+  cluster.on('error', lost);
+  cluster.on('node-error', lost);
+  cluster.on('node-ready', () => {
+    if (!up) log('info', 'storage reachable again', { store: location.display });
+    up = true;
+  });
+  return cluster;
 }
 
 function openSqlite(role: StoreRole, location: Extract<StoreLocation, { kind: 'sqlite' }>, synchronous: SqliteSynchronous): StoreHandle {
@@ -326,7 +394,7 @@ export async function openStores(options: OpenStoresOptions): Promise<Stores> {
       );
       await Promise.all(
         [...conns.values()].map((c) =>
-          withTimeout(c.client.ping(), checkTimeoutMs, () => `no answer within ${checkTimeoutMs} ms`).catch((error: unknown) => {
+          withTimeout(pingRedis(c), checkTimeoutMs, () => `no answer within ${checkTimeoutMs} ms`).catch((error: unknown) => {
             throw new Error(`Redis ${c.location.display}: ${error instanceof Error ? error.message : String(error)}`);
           }),
         ),

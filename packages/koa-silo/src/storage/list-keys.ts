@@ -30,7 +30,8 @@ export async function listKeysWithPrefix(store: KeyvTextStore, prefix: string): 
     const out: string[] = [];
     let cursor = '0';
     do {
-      const reply = (await redis.send(['SCAN', cursor, 'MATCH', `${globEscape(redisPrefix)}*`, 'COUNT', '1000'])) as [string, string[]];
+      // On a cluster, the node of the prefix's slot: Silo's prefixes there carry their keys' hash tag.
+      const reply = (await redis.send(['SCAN', cursor, 'MATCH', `${globEscape(redisPrefix)}*`, 'COUNT', '1000'], redisPrefix)) as [string, string[]];
       cursor = String(reply[0]);
       for (const key of reply[1]) out.push(strip(String(key), redisPrefix));
     } while (cursor !== '0');

@@ -17,7 +17,7 @@ export class RedisLeases implements LeaseStore {
   async take(key: string, token: string, ttlMs: number): Promise<boolean> {
     const raw = this.redis.redisKey(key);
     try {
-      return (await this.redis.send(['SET', raw, token, 'NX', 'PX', String(ttlMs)])) === 'OK';
+      return (await this.redis.send(['SET', raw, token, 'NX', 'PX', String(ttlMs)], raw)) === 'OK';
     } catch (error) {
       // A SET that timed out on a Redis that hangs still runs when it resumes, and would hold
       // the lock for nobody until its TTL: the release queued behind it frees it at once.

@@ -22,8 +22,8 @@ export class RedisListIndex implements ListIndex {
   async page(account: string, offset: number, limit: number): Promise<IndexPage> {
     const key = this.#key(account);
     const [total, uuids] = await Promise.all([
-      this.redis.send(['ZCARD', key]),
-      this.redis.send(['ZRANGE', key, String(offset), String(offset + limit - 1)]),
+      this.redis.send(['ZCARD', key], key),
+      this.redis.send(['ZRANGE', key, String(offset), String(offset + limit - 1)], key),
     ]);
     return {
       total: Number(total),

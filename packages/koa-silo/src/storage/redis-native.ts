@@ -23,9 +23,14 @@ export interface RedisCommandSender {
   sendCommand(args: readonly string[]): Promise<unknown>;
 }
 
+/** The same method of a node-redis cluster client: the first key routes the command to its slot's node. */
+export interface RedisClusterCommandSender {
+  sendCommand(firstKey: string, isReadonly: boolean, args: readonly string[]): Promise<unknown>;
+}
+
 /** The part of @keyv/redis's KeyvRedis that Silo relies on. */
 interface KeyvRedisLike {
-  getClient(): Promise<RedisCommandSender>;
+  getClient(): Promise<RedisCommandSender | RedisClusterCommandSender>;
   readonly client?: unknown;
   createKeyPrefix(key: string, namespace?: string): string;
   namespace?: string | undefined;
@@ -52,13 +57,19 @@ export class RedisNative {
   ) {}
 
   /**
-   * A @keyv/redis adapter on a single Redis (or a sentinel group), else undefined. A Redis Cluster
-   * is not used natively: Silo's multi-key scripts would need hash tags to stay in one slot.
+   * A @keyv/redis adapter (on a single Redis, a sentinel group or a Redis Cluster), else undefined.
+   * On a cluster, every command names the key that routes it, and Silo's keys carry hash tags
+   * (storage-keys.ts) so that each multi-key script stays within one slot.
    */
   static of(keyv: Keyv, text: KeyvTextStore): RedisNative | undefined {
     const store: unknown = keyv.store;
-    if (!isKeyvRedis(store) || store.isCluster()) return undefined;
+    if (!isKeyvRedis(store)) return undefined;
     return new RedisNative(store, text);
+  }
+
+  /** Whether this Redis is a cluster (keys must then be placed in slots with hash tags). */
+  get isCluster(): boolean {
+    return this.adapter.isCluster();
   }
 
   /** Whether `other` talks to Redis through the same client (so one script reaches both). */
@@ -71,12 +82,20 @@ export class RedisNative {
     return this.adapter.createKeyPrefix(this.text.keyvKey(key), this.adapter.namespace);
   }
 
-  /** One command, under the same time limit and error mapping as every other storage call. */
-  send(args: readonly string[]): Promise<unknown> {
-    return guarded(`redis ${args[0] ?? ''}`, this.text.timeoutMs, async () => {
-      const client = await this.adapter.getClient();
-      return client.sendCommand(args);
-    });
+  /**
+   * One command, under the same time limit and error mapping as every other storage call.
+   * `routingKey` (a Redis key) picks the node on a cluster: the command's key, or for SCAN a key of
+   * the slot to scan.
+   */
+  send(args: readonly string[], routingKey: string): Promise<unknown> {
+    return guarded(`redis ${args[0] ?? ''}`, this.text.timeoutMs, () => this.#sendNow(args, routingKey));
+  }
+
+  async #sendNow(args: readonly string[], routingKey: string | undefined): Promise<unknown> {
+    const client = await this.adapter.getClient();
+    return this.adapter.isCluster()
+      ? (client as RedisClusterCommandSender).sendCommand(routingKey ?? '', false, args)
+      : (client as RedisCommandSender).sendCommand(args);
   }
 
   /**
@@ -85,13 +104,12 @@ export class RedisNative {
    */
   script(script: string, keys: readonly string[], args: readonly string[]): Promise<unknown> {
     return guarded('redis EVALSHA', this.text.timeoutMs, async () => {
-      const client = await this.adapter.getClient();
       const sha = sha1Of(script);
       try {
-        return await client.sendCommand(['EVALSHA', sha, String(keys.length), ...keys, ...args]);
+        return await this.#sendNow(['EVALSHA', sha, String(keys.length), ...keys, ...args], keys[0]);
       } catch (error) {
         if (!String((error as Error | undefined)?.message).startsWith('NOSCRIPT')) throw error;
-        return client.sendCommand(['EVAL', script, String(keys.length), ...keys, ...args]);
+        return this.#sendNow(['EVAL', script, String(keys.length), ...keys, ...args], keys[0]);
       }
     });
   }

@@ -56,7 +56,6 @@ function parse<T>(text: string | undefined): T | undefined {
 export function createStorage(options: StorageOptions): SiloStorage {
   const timeoutMs = options.timeoutMs ?? DEFAULT_STORAGE_TIMEOUT_MS;
   const onError = options.onError ?? (() => undefined);
-  const keys = storageKeys(options.prefix);
   const stores = new Map<Keyv, KeyvTextStore>();
   const textStore = (keyv: Keyv): KeyvTextStore => {
     let store = stores.get(keyv);
@@ -73,6 +72,7 @@ export function createStorage(options: StorageOptions): SiloStorage {
   ) as Record<Region, KeyvTextStore>;
 
   const redis = RedisNative.of(main.keyv, main);
+  const keys = storageKeys(options.prefix, redis?.isCluster ?? false);
   const atomic = atomicFor(main, redis, onError);
   const index = redis ? new RedisListIndex(redis, keys) : sortedListIndexFor(main, keys);
   if (!atomic || !index) throw new UnsupportedStoreError();

@@ -1,0 +1,124 @@
+/**
+ * A Redis Cluster of a test's own: three masters from `redis-server --cluster-enabled yes` on
+ * spare ports of 127.0.0.1, joined by `redis-cli --cluster create`, in a temporary directory that
+ * goes with it. The shared Redis on 6379 is never touched.
+ */
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { createClient } from '@keyv/redis';
+import { spawnTracked, type Spawned } from './processes.js';
+import { haveRedisServer } from './redis-server.js';
+
+const run = promisify(execFile);
+
+/** Redis's cluster bus listens on the client port + 10000. */
+const BUS_OFFSET = 10_000;
+
+export interface OwnCluster {
+  /** The URL of one node (Silo finds the others). */
+  url: string;
+  ports: number[];
+  /** Remove every key from every master. */
+  flush(): Promise<void>;
+  /** Stop the nodes and remove their directory. */
+  dispose(): Promise<void>;
+}
+
+function listenable(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
+/** A port free now whose cluster-bus port is free too. */
+async function freeNodePort(taken: Set<number>): Promise<number> {
+  for (;;) {
+    const port = 20_000 + Math.floor(Math.random() * 30_000);
+    if (taken.has(port) || taken.has(port + BUS_OFFSET)) continue;
+    if ((await listenable(port)) && (await listenable(port + BUS_OFFSET))) return port;
+  }
+}
+
+async function command(port: number, args: string[]): Promise<unknown> {
+  const client = createClient({ url: `redis://127.0.0.1:${port}`, socket: { connectTimeout: 2000, reconnectStrategy: false } });
+  await client.connect();
+  try {
+    return await client.sendCommand(args);
+  } finally {
+    client.destroy();
+  }
+}
+
+async function clusterOk(ports: number[]): Promise<boolean> {
+  for (const port of ports) {
+    const info = String(await command(port, ['CLUSTER', 'INFO']).catch(() => ''));
+    if (!info.includes('cluster_state:ok')) return false;
+  }
+  return true;
+}
+
+export async function startOwnCluster(masters = 3): Promise<OwnCluster> {
+  if (!haveRedisServer()) throw new Error('redis-server is not on PATH: Redis Cluster tests need it');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'silo-cluster-'));
+  const procs: Spawned[] = [];
+  const ports: number[] = [];
+  const dispose = async () => {
+    await Promise.all(procs.map((p) => p.stop()));
+    fs.rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    const taken = new Set<number>();
+    while (ports.length < masters) {
+      const port = await freeNodePort(taken);
+      const nodeDir = path.join(dir, String(port));
+      fs.mkdirSync(nodeDir);
+      const proc = spawnTracked('redis-server', [
+        '--port', String(port),
+        '--bind', '127.0.0.1',
+        '--cluster-enabled', 'yes',
+        '--cluster-config-file', 'nodes.conf',
+        '--cluster-node-timeout', '2000',
+        '--save', '',
+        '--appendonly', 'no',
+        '--daemonize', 'no',
+        '--dir', nodeDir,
+      ]);
+      try {
+        await proc.waitFor(/Ready to accept connections/, 10_000);
+      } catch {
+        // Taken between the check and the bind: another port.
+        await proc.stop();
+        taken.add(port);
+        continue;
+      }
+      procs.push(proc);
+      ports.push(port);
+      taken.add(port).add(port + BUS_OFFSET);
+    }
+    await run('redis-cli', ['--cluster', 'create', ...ports.map((p) => `127.0.0.1:${p}`), '--cluster-replicas', '0', '--cluster-yes'], {
+      timeout: 20_000,
+    });
+    const deadline = Date.now() + 20_000;
+    while (!(await clusterOk(ports))) {
+      if (Date.now() > deadline) throw new Error(`the cluster on ports ${ports.join(', ')} did not reach cluster_state:ok`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  } catch (error) {
+    await dispose();
+    throw error;
+  }
+  return {
+    url: `redis://127.0.0.1:${ports[0]}`,
+    ports,
+    async flush() {
+      await Promise.all(ports.map((port) => command(port, ['FLUSHALL'])));
+    },
+    dispose,
+  };
+}
