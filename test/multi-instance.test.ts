@@ -7,10 +7,12 @@
 import { createClient } from '@keyv/redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresAvailable, testSchema, type TestSchema } from './support/postgres.js';
+import { clusterAvailable, clusterForSuite } from './support/redis-cluster.js';
 import { redisAvailable, TEST_REDIS_URL } from './support/redis.js';
 import { cleanup, ensureBuilt, eventually, runSilo, startSilo, tempDir, type Keys, type SiloServer } from './support/silo-process.js';
 
 const haveRedis = await redisAvailable();
+const haveCluster = clusterAvailable();
 const havePostgres = await postgresAvailable();
 const DB = 7;
 
@@ -133,3 +135,6 @@ twoInstances('two silo serve processes on one PostgreSQL database', !havePostgre
 }, async () => {
   await schema?.drop();
 });
+
+const cluster = clusterForSuite();
+twoInstances('two silo serve processes on one Redis Cluster', !haveCluster, cluster.open, cluster.close);

@@ -18,11 +18,13 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, isContractError, type Answer, type Call } from '../support/http-call.js';
 import { postgresAvailable, testSchema, type TestSchema } from '../support/postgres.js';
+import { clusterAvailable, clusterForSuite } from '../support/redis-cluster.js';
 import { flushDb, redisDbUrl } from '../support/redis-db.js';
 import { redisAvailable } from '../support/redis.js';
 import { startSiloServer, type SiloServer } from '../support/silo-server.js';
 
 const haveRedis = await redisAvailable();
+const haveCluster = clusterAvailable();
 const havePostgres = await postgresAvailable();
 const DB = 15;
 const APPENDS = 200;
@@ -210,5 +212,19 @@ describe.skipIf(!havePostgres)('concurrent patches on PostgreSQL', () => {
     async () => {
       await schema?.drop();
     },
+  );
+});
+
+describe.skipIf(!haveCluster)('concurrent patches on Redis Cluster', () => {
+  const cluster = clusterForSuite();
+  patchRaces(
+    'two processes on one Redis Cluster',
+    async () => {
+      const env = { SILO_STORE_URL: await cluster.open(), SILO_DATA_DIR: tempDir(), SILO_RATE_LIMIT_PER_MINUTE: '0' };
+      const first = await startSiloServer(env);
+      return [first, await startSiloServer(env)];
+    },
+    undefined,
+    cluster.close,
   );
 });

@@ -10,10 +10,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, isContractError, type Answer } from '../support/http-call.js';
 import { flushDb, redisDbUrl } from '../support/redis-db.js';
 import { postgresAvailable, testSchema, type TestSchema } from '../support/postgres.js';
+import { clusterAvailable, clusterForSuite } from '../support/redis-cluster.js';
 import { redisAvailable } from '../support/redis.js';
 import { startSiloServer, type SiloServer } from '../support/silo-server.js';
 
 const haveRedis = await redisAvailable();
+const haveCluster = clusterAvailable();
 const havePostgres = await postgresAvailable();
 const DB = 12;
 const REGIONS = ['api', 'sg-01-api', 'usc-01-api'] as const;
@@ -199,3 +201,6 @@ conditionalWrites('PostgreSQL database', !havePostgres, async () => {
 }, async () => {
   await schema?.drop();
 });
+
+const cluster = clusterForSuite();
+conditionalWrites('Redis Cluster', !haveCluster, cluster.open, cluster.close);

@@ -43,10 +43,12 @@ import { DEFAULT_LOCK_TIMING } from '../../packages/koa-silo/src/storage/lease-l
 import { call, isContractError, pool, type Answer, type Call } from '../support/http-call.js';
 import { flushDb, redisDbUrl } from '../support/redis-db.js';
 import { postgresAvailable, testSchema, type TestSchema } from '../support/postgres.js';
+import { clusterAvailable, clusterForSuite } from '../support/redis-cluster.js';
 import { redisAvailable } from '../support/redis.js';
 import { startSiloServer, type SiloServer } from '../support/silo-server.js';
 
 const haveRedis = await redisAvailable();
+const haveCluster = clusterAvailable();
 const havePostgres = await postgresAvailable();
 const DB = 14;
 
@@ -628,6 +630,18 @@ describe('kill -9 of silo serve during concurrent writes of every kind', () => {
       await crashRun({
         label: 'Redis',
         env: { SILO_STORE_URL: redisDbUrl(DB), SILO_DATA_DIR: tempDir(), SILO_RATE_LIMIT_PER_MINUTE: '0', SILO_HISTORY_VERSIONS: String(KEEP) },
+      });
+    }, 90_000);
+  });
+
+  describe.skipIf(!haveCluster)('on Redis Cluster', () => {
+    const cluster = clusterForSuite();
+    afterAll(cluster.close);
+
+    it('Redis Cluster: every silo is one whole write, none acknowledged is lost', async () => {
+      await crashRun({
+        label: 'Redis Cluster',
+        env: { SILO_STORE_URL: await cluster.open(), SILO_DATA_DIR: tempDir(), SILO_RATE_LIMIT_PER_MINUTE: '0', SILO_HISTORY_VERSIONS: String(KEEP) },
       });
     }, 90_000);
   });

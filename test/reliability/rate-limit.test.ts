@@ -12,9 +12,11 @@ import { startInProcess, type InProcessSilo, type TestAccount } from '../support
 import { flushDb, redisDbUrl } from '../support/redis-db.js';
 import { redisAvailable } from '../support/redis.js';
 import { postgresAvailable, testSchema, type TestSchema } from '../support/postgres.js';
+import { clusterAvailable, clusterForSuite } from '../support/redis-cluster.js';
 import { startSiloServer, type SiloServer } from '../support/silo-server.js';
 
 const haveRedis = await redisAvailable();
+const haveCluster = clusterAvailable();
 const havePostgres = await postgresAvailable();
 const DB = 13;
 const BUDGET = 10;
@@ -145,3 +147,6 @@ sharedBudget(
     await schema?.drop();
   },
 );
+
+const cluster = clusterForSuite();
+sharedBudget('Redis Cluster', !haveCluster, cluster.open, cluster.close);

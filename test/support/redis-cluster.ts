@@ -122,3 +122,29 @@ export async function startOwnCluster(masters = 3): Promise<OwnCluster> {
     dispose,
   };
 }
+
+/**
+ * Whether Redis Cluster tests can run (they need redis-server and redis-cli on PATH). In CI a
+ * missing binary fails them; on a laptop they skip with a loud message.
+ */
+export function clusterAvailable(): boolean {
+  if (haveRedisServer()) return true;
+  if (process.env.CI === 'true') throw new Error('redis-server is required in CI for the Redis Cluster tests');
+  console.warn('\n!!! SKIPPING Redis Cluster tests: redis-server is not on PATH. !!!\n');
+  return false;
+}
+
+/** A cluster for a suite that takes `open` (start it, give its URL) and `close` (stop it) steps. */
+export function clusterForSuite(): { open(): Promise<string>; close(): Promise<void> } {
+  let cluster: OwnCluster | undefined;
+  return {
+    async open() {
+      cluster = await startOwnCluster();
+      return cluster.url;
+    },
+    async close() {
+      await cluster?.dispose();
+      cluster = undefined;
+    },
+  };
+}

@@ -15,7 +15,7 @@ import { resolveOptions, type SiloOptions } from './options.js';
 import { buildOpenApi } from './schemas/openapi.js';
 import { createServices } from './service/index.js';
 import type { AccountService, SiloService } from './service/types.js';
-import { createStorage, type SweepReport } from './storage/index.js';
+import { createStorage, type Coordination, type SweepReport } from './storage/index.js';
 import { startSweeper } from './storage/sweeper.js';
 
 export interface Silo {
@@ -27,6 +27,11 @@ export interface Silo {
   silos: SiloService;
   /** The OpenAPI 3.1 document served at /api/v1/openapi.json. */
   openapi: Record<string, unknown>;
+  /**
+   * How far the atomicity of writes reaches: `redis` and `store` across every process sharing the
+   * store (several server instances may serve it), `in-process` this Silo object only.
+   */
+  readonly coordination: Coordination;
   /**
    * Remove blobs that no committed version names (a crash between a write's data and its commit
    * leaves them). Runs by itself at start and every `sweepIntervalMs`; safe on every instance.
@@ -58,6 +63,7 @@ export function createSilo(options: SiloOptions = {}): Silo {
     accounts,
     silos,
     openapi,
+    coordination: storage.coordination,
     sweep,
     close() {
       closing ??= (async () => {

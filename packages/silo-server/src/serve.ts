@@ -16,7 +16,7 @@ import { httpEdge } from './http-edge.js';
 import { watchKeyExpiry } from './key-expiry.js';
 import { createEdgeServer } from './http-server.js';
 import { createLogger, errorFields, throttledWarn, type Logger, type ThrottledWarn } from './log.js';
-import { describeLocation, openStores, StartupError, type Stores } from './stores.js';
+import { describeLocation, openStores, StartupError, type StoreLocation, type Stores } from './stores.js';
 import { capTotalAcrossListeners, regionPorts, type RegionPorts } from './region-ports.js';
 import { REGIONS, type Region } from './regions.js';
 
@@ -275,6 +275,13 @@ function listen(server: http.Server, config: ServerConfig): Promise<number> {
   });
 }
 
+/** Which server instances may share the store, in the words of the start-up line. */
+function instancesServed(main: StoreLocation, coordination: Silo['coordination']): string {
+  if (coordination === 'in-process' || (main.kind === 'sqlite' && main.path === ':memory:')) return 'this process only';
+  if (main.kind === 'sqlite') return 'processes on this machine sharing the file';
+  return 'every instance given this store URL';
+}
+
 /** Starts the server; rejects with a StartupError (one-line message) when it cannot. */
 export async function startServer(config: ServerConfig, options: StartOptions = {}): Promise<RunningServer> {
   const logger = options.logger ?? createLogger();
@@ -327,6 +334,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     // True when the first-start banner with the new keys follows this line.
     first_start: Boolean(keys),
     store: describeLocation(config.store.main),
+    instances: instancesServed(config.store.main, silo.coordination),
     regions: Object.fromEntries(
       REGIONS.map((r) => [r, { host: config.hosts[r], ...(regions.ports[r] !== undefined ? { listen_port: regions.ports[r] } : {}), store: describeLocation(config.store.regions[r]) }]),
     ),

@@ -42,7 +42,7 @@ export interface StorageOptions {
 export class UnsupportedStoreError extends TypeError {
   constructor() {
     super(
-      'koa-silo cannot commit atomically on this Keyv store: use an in-memory Keyv, @keyv/redis on a single Redis, ' +
+      'koa-silo cannot commit atomically on this Keyv store: use an in-memory Keyv, @keyv/redis (a single Redis or a Redis Cluster), ' +
         "silo-server's SqliteStore, or an adapter that implements koa-silo's AtomicAdapter",
     );
     this.name = 'UnsupportedStoreError';
