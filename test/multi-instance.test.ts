@@ -65,6 +65,8 @@ function twoInstances(label: string, skip: boolean, open: () => Promise<string>,
       expect(a.keys).toBeDefined();
       expect(b.keys).toBeUndefined();
       expect(a.port).not.toBe(b.port);
+      // The start line says plainly that the store serves several instances.
+      for (const server of [a, b]) expect(server.logs().find((l) => l.msg === 'listening')).toMatchObject({ instances: 'every instance given this store URL' });
     });
 
     it('a silo created through one instance is read, updated, listed and deleted through the other', async () => {

@@ -206,7 +206,7 @@ async function connectRedis(
         const info = String(await client.sendCommand(['INFO', 'cluster']));
         if (!/^cluster_enabled:1\b/m.test(info)) return;
         // A node of a cluster: talk to the whole cluster, found from this node.
-        if (location.db !== 0) throw new StartupError(`${location.display} is a Redis Cluster node: a cluster has database 0 only`);
+        if (location.db !== 0) throw clusterDbError(location);
         destroyQuietly(client);
         cluster = connectCluster(location, timeoutMs, log);
         await cluster.connect();
@@ -223,8 +223,14 @@ async function connectRedis(
     if (cluster) destroyQuietly(cluster);
     if (error instanceof StartupError) throw error;
     const reason = error instanceof Error ? error.message : String(error);
+    // The client selects the URL's database as it connects, which a cluster node refuses.
+    if (/SELECT is not allowed in cluster mode/.test(reason)) throw clusterDbError(location);
     throw new StartupError(`cannot reach Redis at ${location.display}: ${reason}`);
   }
+}
+
+function clusterDbError(location: Extract<StoreLocation, { kind: 'redis' }>): StartupError {
+  return new StartupError(`${location.display} is a Redis Cluster node: a cluster has database 0 only`);
 }
 
 /**

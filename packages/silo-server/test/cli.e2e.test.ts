@@ -126,7 +126,7 @@ describe('silo command', () => {
     const store = `sqlite://${path.join(project, '.silo-data', 'silo.sqlite')}`;
     const server = await startSilo({ env: {}, cwd: project });
     try {
-      expect(server.logs().find((l) => l.msg === 'listening')).toMatchObject({ store });
+      expect(server.logs().find((l) => l.msg === 'listening')).toMatchObject({ store, instances: 'processes on this machine sharing the file' });
       const list = await runSilo(['keys', 'list'], { env: {}, cwd: project });
       expect(list.stderr).toBe(`silo keys list: store ${store}\n`);
       // Both keys of the first start (created in the same millisecond, they may come in either order).

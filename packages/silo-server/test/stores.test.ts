@@ -5,6 +5,7 @@ import path from 'node:path';
 import { createClient } from '@keyv/redis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { redisAvailable, TEST_REDIS_URL } from '../../../test/support/redis.js';
+import { clusterAvailable, startOwnCluster } from '../../../test/support/redis-cluster.js';
 import { loadStorageConfig } from '../src/config.js';
 import { SqliteStore } from '../src/sqlite-store.js';
 import { openStores, parseStoreUrl, StartupError } from '../src/stores.js';
@@ -95,5 +96,30 @@ describe('openStores with Redis', async () => {
       await stores.close();
     }
     expect(stores.redis?.isOpen).toBe(false);
+  });
+});
+
+describe.skipIf(!clusterAvailable())('openStores with a Redis Cluster', () => {
+  it('detects a cluster from the URL of one node, and refuses a database other than 0', async () => {
+    const cluster = await startOwnCluster();
+    try {
+      const loc = parseStoreUrl(cluster.url);
+      const stores = await openStores({ main: loc, regions: { api: loc, 'sg-01-api': loc, 'usc-01-api': loc } });
+      try {
+        // Keys in every slot are reachable: the client found the other masters.
+        for (let i = 0; i < 30; i++) await stores.main.keyv.set(`k${i}`, String(i));
+        expect(await stores.main.keyv.getMany(Array.from({ length: 30 }, (_, i) => `k${i}`))).toEqual(Array.from({ length: 30 }, (_, i) => String(i)));
+        expect('masters' in stores.redis!).toBe(true);
+        await stores.check();
+      } finally {
+        await stores.close();
+      }
+      const one = parseStoreUrl(`${cluster.url}/1`);
+      const error = await openStores({ main: one, regions: { api: one, 'sg-01-api': one, 'usc-01-api': one } }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(StartupError);
+      expect((error as Error).message).toBe(`${cluster.url}/1 is a Redis Cluster node: a cluster has database 0 only`);
+    } finally {
+      await cluster.dispose();
+    }
   });
 });
