@@ -84,4 +84,21 @@ describe.skipIf(!ready)('storage on a Redis Cluster', () => {
     expect(await elsewhere.getHead(made.file_uuid)).toBeUndefined();
     await Promise.all([storage.close(), elsewhere.close()]);
   });
+
+  it('sweeps the orphan blobs of every account, whichever master holds them', async () => {
+    const prefix = `sweep-${randomBytes(3).toString('hex')}`;
+    const main = await makeClusterKeyv();
+    const storage = createStorage({ main, prefix });
+    const { accounts, silos } = createServices(storage);
+    const names = Array.from({ length: 8 }, (_, i) => `owner-${i}`);
+    const old = (Date.now() - 3_600_000).toString(36);
+    for (const name of names) {
+      await accounts.createAccount(name);
+      const made = await silos.create(name, { file_name: 'kept', file_data: { kept: name } });
+      await main.set(storageKeys(prefix, true).silo(name, made.file_uuid).blob('api', `2-${old}-crashed`), '{}');
+    }
+    expect(await storage.sweep(60_000)).toEqual({ removed: names.length, scanned: 2 * names.length });
+    expect(await storage.sweep(60_000)).toEqual({ removed: 0, scanned: names.length });
+    await storage.close();
+  });
 });

@@ -20,27 +20,27 @@ function globEscape(text: string): string {
   return text.replace(/[*?[\]\\]/g, (c) => `\\${c}`);
 }
 
-/** Silo keys (as Silo names them) that start with `prefix`. */
-export async function listKeysWithPrefix(store: KeyvTextStore, prefix: string): Promise<string[] | undefined> {
+/**
+ * Silo keys (as Silo names them) that start with `prefix` and, when `then` is given, hold `then`
+ * somewhere after it.
+ */
+export async function listKeysWithPrefix(store: KeyvTextStore, prefix: string, then?: string): Promise<string[] | undefined> {
   const full = store.keyvKey(prefix);
   const strip = (key: string, fullPrefix: string) => prefix + key.slice(fullPrefix.length);
+  const holdsThen = (key: string) => then === undefined || key.indexOf(then, prefix.length) >= 0;
   const redis = RedisNative.of(store.keyv, store);
   if (redis) {
     const redisPrefix = redis.redisKey(prefix);
-    const out: string[] = [];
-    let cursor = '0';
-    do {
-      // On a cluster, the node of the prefix's slot: Silo's prefixes there carry their keys' hash tag.
-      const reply = (await redis.send(['SCAN', cursor, 'MATCH', `${globEscape(redisPrefix)}*`, 'COUNT', '1000'], redisPrefix)) as [string, string[]];
-      cursor = String(reply[0]);
-      for (const key of reply[1]) out.push(strip(String(key), redisPrefix));
-    } while (cursor !== '0');
-    return out;
+    const pattern = `${globEscape(redisPrefix)}*${then === undefined ? '' : `${globEscape(then)}*`}`;
+    return (await redis.scan(pattern)).map((key) => strip(key, redisPrefix));
   }
   const adapter: unknown = store.keyv.store;
-  if (hasKeyListing(adapter)) return (await adapter.keysWithPrefix(full)).map((key) => strip(key, full));
+  if (hasKeyListing(adapter)) return (await adapter.keysWithPrefix(full)).map((key) => strip(key, full)).filter(holdsThen);
   if (adapter instanceof Map) {
-    return [...adapter.keys()].filter((k): k is string => typeof k === 'string' && k.startsWith(full)).map((k) => strip(k, full));
+    return [...adapter.keys()]
+      .filter((k): k is string => typeof k === 'string' && k.startsWith(full))
+      .map((k) => strip(k, full))
+      .filter(holdsThen);
   }
   return undefined;
 }

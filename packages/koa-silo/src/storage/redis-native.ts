@@ -31,6 +31,8 @@ export interface RedisClusterCommandSender {
 /** The part of @keyv/redis's KeyvRedis that Silo relies on. */
 interface KeyvRedisLike {
   getClient(): Promise<RedisCommandSender | RedisClusterCommandSender>;
+  /** The client itself on a single Redis; a client per master on a cluster. */
+  getMasterNodes(): Promise<RedisCommandSender[]>;
   readonly client?: unknown;
   createKeyPrefix(key: string, namespace?: string): string;
   namespace?: string | undefined;
@@ -45,6 +47,7 @@ function isKeyvRedis(store: unknown): store is KeyvRedisLike {
     typeof candidate.getClient === 'function' &&
     typeof candidate.createKeyPrefix === 'function' &&
     typeof candidate.isCluster === 'function' &&
+    typeof candidate.getMasterNodes === 'function' &&
     candidate.opts?.dialect === 'redis'
   );
 }
@@ -96,6 +99,23 @@ export class RedisNative {
     return this.adapter.isCluster()
       ? (client as RedisClusterCommandSender).sendCommand(routingKey ?? '', false, args)
       : (client as RedisCommandSender).sendCommand(args);
+  }
+
+  /** Every key matching `pattern` (SCAN's MATCH), on every master of a cluster. */
+  async scan(pattern: string): Promise<string[]> {
+    const nodes = await guarded('redis SCAN', this.text.timeoutMs, () => this.adapter.getMasterNodes());
+    const out: string[] = [];
+    for (const node of nodes) {
+      let cursor = '0';
+      do {
+        const reply = (await guarded('redis SCAN', this.text.timeoutMs, () =>
+          node.sendCommand(['SCAN', cursor, 'MATCH', pattern, 'COUNT', '1000']),
+        )) as [unknown, unknown[]];
+        cursor = String(reply[0]);
+        for (const key of reply[1]) out.push(String(key));
+      } while (cursor !== '0');
+    }
+    return out;
   }
 
   /**

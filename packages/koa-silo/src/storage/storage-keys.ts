@@ -61,16 +61,33 @@ export interface StorageKeys {
   owner(uuid: string): string;
   index(account: string): string;
   lock(name: string): string;
-  /** Where every blob of `region` for `account`'s silos starts, up to the silo's uuid (for the orphan sweep). */
-  blobPrefix(region: Region, account: string): string;
+  /** How to find every blob of `region` (for the orphan sweep). */
+  blobs(region: Region): BlobKeys;
   legacyMeta(uuid: string): string;
   legacyData(region: Region, uuid: string): string;
 }
 
+/**
+ * The blob keys of one region: every key that starts with `prefix` and, where `then` is given,
+ * holds `then` further on; `parse` reads a silo and blob from such a key (undefined: not a blob).
+ */
+export interface BlobKeys {
+  prefix: string;
+  then?: string;
+  parse(key: string): { account: string; uuid: string; blob: string } | undefined;
+}
+
 export const DEFAULT_PREFIX = 'silo';
+
+/** `uuid:blob` → its two parts. */
+function uuidAndBlob(rest: string): { uuid: string; blob: string } | undefined {
+  const colon = rest.indexOf(':');
+  return colon < 0 ? undefined : { uuid: rest.slice(0, colon), blob: rest.slice(colon + 1) };
+}
 
 export function storageKeys(prefix: string = DEFAULT_PREFIX, clustered = false): StorageKeys {
   const enc = encodeURIComponent;
+  const prefix_ = `${prefix}:`;
   /** Where a record of the directory starts: `<p>:` or `<p>:{d}:`. */
   const dir = clustered ? `${prefix}:{d}:` : `${prefix}:`;
   const tag = (account: string) => `{a:${enc(account)}}`;
@@ -94,7 +111,30 @@ export function storageKeys(prefix: string = DEFAULT_PREFIX, clustered = false):
     owner: (uuid) => `${prefix}:owner:${uuid}`,
     index: (account) => (clustered ? `${of(account)}index` : `${prefix}:index:${enc(account)}`),
     lock: (name) => `${prefix}:lock:${name}`,
-    blobPrefix: (region, account) => `${of(account)}blob:${region}:`,
+    blobs(region) {
+      if (!clustered) {
+        // The account does not place keys here: any name reads the silo.
+        const start = `${prefix_}blob:${region}:`;
+        return {
+          prefix: start,
+          parse(key) {
+            const rest = key.startsWith(start) ? uuidAndBlob(key.slice(start.length)) : undefined;
+            return rest && { account: '', ...rest };
+          },
+        };
+      }
+      const start = `${prefix_}{a:`;
+      const then = `}:blob:${region}:`;
+      return {
+        prefix: start,
+        then,
+        parse(key) {
+          const end = key.indexOf(then, start.length);
+          const rest = end < 0 || !key.startsWith(start) ? undefined : uuidAndBlob(key.slice(end + then.length));
+          return rest && { account: decodeURIComponent(key.slice(start.length, end)), ...rest };
+        },
+      };
+    },
     legacyMeta: (uuid) => `${prefix}:meta:${uuid}`,
     legacyData: (region, uuid) => `${prefix}:data:${region}:${uuid}`,
   };

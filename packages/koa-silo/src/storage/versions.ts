@@ -361,40 +361,36 @@ export function createVersions(deps: VersionsDeps): Versions {
     async sweep(graceMs = DEFAULT_SWEEP_GRACE_MS): Promise<SweepReport> {
       const report: SweepReport = { removed: 0, scanned: 0 };
       const cutoff = Date.now() - graceMs;
-      // Blobs of every account share one prefix, except where keys are placed by account.
-      const accounts = keys.clustered ? ((await main.get(keys.accounts())) ?? '[]') : '[""]';
       for (const region of REGIONS) {
-        for (const account of JSON.parse(accounts) as string[]) {
-          const prefix = keys.blobPrefix(region, account);
-          const names = await listKeysWithPrefix(regions[region], prefix);
-          if (names === undefined) continue;
-          const byUuid = new Map<string, string[]>();
-          for (const name of names) {
-            const rest = name.slice(prefix.length);
-            const colon = rest.indexOf(':');
-            if (colon < 0) continue;
-            const uuid = rest.slice(0, colon);
-            const blob = rest.slice(colon + 1);
-            report.scanned++;
-            const madeAt = blobMadeAt(blob);
-            if (madeAt === undefined || madeAt > cutoff) continue;
-            byUuid.set(uuid, [...(byUuid.get(uuid) ?? []), blob]);
-          }
-          for (const [uuid, blobs] of byUuid) {
-            const at = keys.silo(account, uuid);
-            const raw = await main.get(at.head);
-            const head = raw === undefined ? undefined : (JSON.parse(raw) as SiloHead);
-            const named = new Set<string>();
-            if (head && head.region_name === region) {
-              for (const blob of blobsOf(head)) named.add(blob);
-              for (const entry of await getVersions(head, range(head.oldest, head.version))) {
-                if (entry) for (const blob of blobsOf(entry)) named.add(blob);
-              }
+        const blobKeys = keys.blobs(region);
+        const names = await listKeysWithPrefix(regions[region], blobKeys.prefix, blobKeys.then);
+        if (names === undefined) continue;
+        const bySilo = new Map<string, { account: string; uuid: string; blobs: string[] }>();
+        for (const name of names) {
+          const found = blobKeys.parse(name);
+          if (!found) continue;
+          report.scanned++;
+          const madeAt = blobMadeAt(found.blob);
+          if (madeAt === undefined || madeAt > cutoff) continue;
+          const id = `${found.account}/${found.uuid}`;
+          let silo = bySilo.get(id);
+          if (!silo) bySilo.set(id, (silo = { account: found.account, uuid: found.uuid, blobs: [] }));
+          silo.blobs.push(found.blob);
+        }
+        for (const { account, uuid, blobs } of bySilo.values()) {
+          const at = keys.silo(account, uuid);
+          const raw = await main.get(at.head);
+          const head = raw === undefined ? undefined : (JSON.parse(raw) as SiloHead);
+          const named = new Set<string>();
+          if (head && head.region_name === region) {
+            for (const blob of blobsOf(head)) named.add(blob);
+            for (const entry of await getVersions(head, range(head.oldest, head.version))) {
+              if (entry) for (const blob of blobsOf(entry)) named.add(blob);
             }
-            const orphans = blobs.filter((blob) => !named.has(blob));
-            await deleteBlobs(region, at, orphans);
-            report.removed += orphans.length;
           }
+          const orphans = blobs.filter((blob) => !named.has(blob));
+          await deleteBlobs(region, at, orphans);
+          report.removed += orphans.length;
         }
       }
       return report;
