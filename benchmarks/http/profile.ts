@@ -7,7 +7,7 @@
  *   node --import tsx benchmarks/http/profile.ts <scenario id> [--sec=10] [--connections=50]
  *        [--dir=/tmp/...] [--top=30] [--silo-module=PATH of another koa-silo build's dist/index.js]
  *
- * Scenario ids are those of the results (s1-memory, s3-sqlite, s6-redis, base-koa, ...), plus
+ * Scenario ids are those of the results (s1-memory, s3-sqlite, s6-redis, s4-postgres, base-koa, ...), plus
  * mem-<store>-public and mem-<store>-query: the 10 MB silo read by 20 connections.
  */
 import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -19,7 +19,8 @@ import { standardData } from './data.js';
 import { runLoad, type LoadRequest } from './load.js';
 import { baselineScenarios, siloScenarios } from './scenarios.js';
 import type { StoreKind } from './server.js';
-import { startBaseline, startSilo, type SiloTarget } from './targets.js';
+import { startBaseline, startBenchCluster, startSilo, type SiloTarget } from './targets.js';
+import type { OwnCluster } from '../../test/support/redis-cluster.js';
 import { isInvokedDirectly } from '../common.js';
 
 interface CpuProfileNode {
@@ -106,7 +107,7 @@ export function summarizeProfile(file: string, fromUs: number, toUs: number, top
     buckets: sorted(buckets, 40).map(({ k, share }) => ({ bucket: k, share })),
     self: sorted(self, top).map(({ k, share }) => ({ fn: k, share })),
     inclusive: sorted(
-      new Map([...inclusive].filter(([k]) => /koa-silo\/|silo-query\/|silo-server\/|keyv|better-sqlite3|@redis|koa\b/.test(k))),
+      new Map([...inclusive].filter(([k]) => /koa-silo\/|silo-query\/|silo-server\/|keyv|better-sqlite3|@redis|\/pg(-[a-z]+)?\/|koa\b/.test(k))),
       top,
     ).map(({ k, share }) => ({ fn: k, share })),
   };
@@ -136,11 +137,20 @@ export async function profileScenario(
   let baseline: Child<{ ready: true; pid: number; port: number }> | undefined;
   let request: LoadRequest;
   let connections = options.connections ?? 50;
+  let cluster: OwnCluster | undefined;
+  /** A cluster of the profile's own when the scenario runs on one. */
+  const clusterFor = async (store: string | undefined): Promise<{ cluster?: OwnCluster }> => {
+    if (store !== 'cluster') return {};
+    const started = await startBenchCluster();
+    if ('reason' in started) throw new Error(started.reason);
+    cluster = started;
+    return { cluster };
+  };
   try {
-    const mem = /^mem-(memory|sqlite|redis)-(public|query)$/.exec(id);
-    const siloId = /^s(?:1|2|3|4|5|5b|6)-(memory|sqlite|redis)$/.exec(id);
+    const mem = /^mem-(memory|sqlite|redis|postgres|cluster)-(public|query)$/.exec(id);
+    const siloId = /^s(?:1|2|3|4|5|5b|6)-(memory|sqlite|redis|postgres|cluster)$/.exec(id);
     if (mem) {
-      silo = await startSilo(mem[1] as StoreKind, { seed: 'big', nodeArgs, ...(options.siloModule ? { siloModule: options.siloModule } : {}) });
+      silo = await startSilo(mem[1] as StoreKind, { seed: 'big', nodeArgs, siloModule: options.siloModule, ...(await clusterFor(mem[1])) });
       const r = silo.child.ready;
       const base = `http://127.0.0.1:${r.port}`;
       request = mem[2] === 'public'
@@ -148,7 +158,7 @@ export async function profileScenario(
         : { url: `${base}/${r.silos.big}?idx=0&path=name`, headers: { 'X-SILO-KEY': r.keys.access } };
       connections = options.connections ?? 20;
     } else if (siloId) {
-      silo = await startSilo(siloId[1] as StoreKind, { nodeArgs, ...(options.siloModule ? { siloModule: options.siloModule } : {}) });
+      silo = await startSilo(siloId[1] as StoreKind, { nodeArgs, siloModule: options.siloModule, ...(await clusterFor(siloId[1])) });
       const scenario = siloScenarios(silo.child.ready, data).find((s) => s.id === id);
       if (!scenario) throw new Error(`no scenario ${id}`);
       log(`validate: ${await scenario.validate()}`);
@@ -186,6 +196,7 @@ export async function profileScenario(
   } finally {
     if (silo) await silo.dispose();
     if (baseline) await baseline.stop();
+    await cluster?.dispose();
   }
 }
 

@@ -1,10 +1,12 @@
 /**
- * HTTP benchmarks (issue 5): Silo on memory, SQLite and Redis against bare Koa + @koa/router,
- * bare node:http and json-server, each server in its own process, autocannon driven from here.
+ * HTTP benchmarks (issues 5 and 11): Silo on memory, SQLite, Redis, PostgreSQL and Redis Cluster
+ * against bare Koa + @koa/router, bare node:http and json-server, each server in its own process,
+ * autocannon driven from here.
  *
  *   node --import tsx benchmarks/http/run.ts [--quick] [--rounds=N] [--round-sec=S]
- *        [--warmup-sec=S] [--connections=N] [--stores=memory,sqlite,redis] [--only=s1,base]
- *        [--no-memory] [--no-write] [--redis-url=redis://127.0.0.1:6379/11] [--silo-module=PATH]
+ *        [--warmup-sec=S] [--connections=N] [--stores=memory,sqlite,redis,postgres,cluster]
+ *        [--only=s1,base] [--no-memory] [--no-write] [--redis-url=redis://127.0.0.1:6379/11]
+ *        [--postgres-url=postgres://postgres@127.0.0.1:5432/test] [--silo-module=PATH]
  *   node --import tsx benchmarks/http/run.ts --render-only   # http.md and http.svg again from http.json
  *
  * 1. Start every server; each Silo server seeds its silos and prints their uuids.
@@ -27,7 +29,22 @@ import { percentile, runLoad, type RoundResult } from './load.js';
 import { renderMarkdown, renderSvg } from './report.js';
 import { baselineScenarios, siloScenarios, type Scenario } from './scenarios.js';
 import type { StoreKind } from './server.js';
-import { DEFAULT_REDIS_URL, flushRedisDb, startBaseline, startSilo, type SiloTarget } from './targets.js';
+import {
+  BENCH_SCHEMA,
+  DEFAULT_POSTGRES_URL,
+  DEFAULT_REDIS_URL,
+  displayUrl,
+  dropBenchSchema,
+  flushRedisDb,
+  postgresUnreachable,
+  postgresVersion,
+  startBaseline,
+  startBenchCluster,
+  startSilo,
+  type SiloStartOptions,
+  type SiloTarget,
+} from './targets.js';
+import type { OwnCluster } from '../../test/support/redis-cluster.js';
 import type { HttpBenchResults, MemoryResult, ScenarioResult, TargetResult } from './types.js';
 import { isInvokedDirectly, machineInfo } from '../common.js';
 
@@ -46,6 +63,8 @@ export interface HttpBenchOptions {
   /** Write benchmarks/results/http.{json,md,svg} (default true). */
   write?: boolean;
   redisUrl?: string;
+  /** The PostgreSQL database; the benchmark works in a schema of its own there (BENCH_SCHEMA). */
+  postgresUrl?: string;
   /** Measure another koa-silo build (path of its dist/index.js) instead of packages/koa-silo/dist. */
   siloModule?: string;
   log?: (line: string) => void;
@@ -53,7 +72,7 @@ export interface HttpBenchOptions {
 
 const RESULTS_DIR = new URL('../results/', import.meta.url);
 const MEMORY_LIMIT_BYTES = 300_000_000;
-const ALL_STORES: StoreKind[] = ['memory', 'sqlite', 'redis'];
+const ALL_STORES: StoreKind[] = ['memory', 'sqlite', 'redis', 'postgres', 'cluster'];
 const BASELINES: BaselineKind[] = ['node', 'koa', 'json-server'];
 
 function median(values: readonly number[]): number {
@@ -81,6 +100,15 @@ function gitCommit(): string | null {
     return dirty ? `${head} (with uncommitted changes in packages/*/src)` : head;
   } catch {
     return null;
+  }
+}
+
+/** `redis-server --version`'s number: the build the benchmark's cluster nodes ran, or undefined. */
+function redisServerVersion(): string | undefined {
+  try {
+    return /v=(\S+)/.exec(execFileSync('redis-server', ['--version'], { encoding: 'utf8' }))?.[1];
+  } catch {
+    return undefined;
   }
 }
 
@@ -250,11 +278,12 @@ const MEMORY_PHASES = [
 async function memoryPhase(
   store: StoreKind,
   which: (typeof MEMORY_PHASES)[number],
-  settings: { connections: number; sec: number; redisUrl: string; siloModule?: string | undefined },
+  settings: { connections: number; sec: number },
+  storeOptions: SiloStartOptions,
   bigText: string,
   log: (line: string) => void,
 ): Promise<MemoryResult> {
-  const target = await startSilo(store, { seed: 'big', redisUrl: settings.redisUrl, ...(settings.siloModule ? { siloModule: settings.siloModule } : {}) });
+  const target = await startSilo(store, { ...storeOptions, seed: 'big' });
   try {
     const ready = target.child.ready;
     const base = `http://127.0.0.1:${ready.port}`;
@@ -280,7 +309,7 @@ async function memoryPhase(
     const after = readMemory(target.child.pid);
     const peak = reset && after ? after.hwm : null;
     log(
-      `  ${store.padEnd(6)} ${which.request.padEnd(28)} peak RSS ${peak === null ? 'n/a' : `${(peak / 1e6).toFixed(0)} MB`}` +
+      `  ${store.padEnd(8)} ${which.request.padEnd(28)} peak RSS ${peak === null ? 'n/a' : `${(peak / 1e6).toFixed(0)} MB`}` +
         ` (before ${before ? (before.rss / 1e6).toFixed(0) : '?'} MB) · ${r.reqPerSec.toFixed(1)} req/s · p99 ${r.latency.p99.toFixed(0)} ms` +
         (r.non2xx || r.errors ? ` · ${r.non2xx} non-2xx, ${r.errors} errors` : ''),
     );
@@ -331,6 +360,7 @@ export async function runHttpBenchmarks(options: HttpBenchOptions = {}): Promise
     options.siloModule !== undefined;
   const mode: HttpBenchResults['mode'] = quick ? 'quick' : custom ? 'custom' : 'full';
   const redisUrl = options.redisUrl ?? DEFAULT_REDIS_URL;
+  const postgresUrl = options.postgresUrl ?? DEFAULT_POSTGRES_URL;
   checkBuilt();
 
   const notRun: HttpBenchResults['notRun'] = [];
@@ -341,6 +371,28 @@ export async function runHttpBenchmarks(options: HttpBenchOptions = {}): Promise
     log(`Redis is not reachable at ${redisUrl}: its scenarios are not run.`);
     stores = stores.filter((s) => s !== 'redis');
   }
+  if (stores.includes('postgres')) {
+    const why = await postgresUnreachable(postgresUrl);
+    if (why !== undefined) {
+      notRun.push({ what: 'every PostgreSQL scenario', reason: `PostgreSQL not reachable at ${displayUrl(postgresUrl)}: ${why}` });
+      log(`PostgreSQL is not reachable at ${displayUrl(postgresUrl)} (${why}): its scenarios are not run.`);
+      stores = stores.filter((s) => s !== 'postgres');
+    }
+  }
+  // One cluster for the whole run (starting one takes seconds), flushed before and after each server.
+  let cluster: OwnCluster | undefined;
+  if (stores.includes('cluster')) {
+    const started = await startBenchCluster();
+    if ('reason' in started) {
+      notRun.push({ what: 'every Redis Cluster scenario', reason: started.reason });
+      log(`${started.reason}: the Redis Cluster scenarios are not run.`);
+      stores = stores.filter((s) => s !== 'cluster');
+    } else {
+      cluster = started;
+      log(`Redis Cluster of the benchmark's own: masters on ports ${started.ports.join(', ')}`);
+    }
+  }
+  const storeOptions: SiloStartOptions = { redisUrl, postgresUrl, siloModule: options.siloModule, ...(cluster ? { cluster } : {}) };
 
   const data = standardData();
   const silos: SiloTarget[] = [];
@@ -348,98 +400,104 @@ export async function runHttpBenchmarks(options: HttpBenchOptions = {}): Promise
   const results: ScenarioResult[] = [];
   const memory: MemoryResult[] = [];
   try {
-    log(`Starting servers (Silo on ${stores.join(', ')}; ${BASELINES.join(', ')})…`);
-    for (const store of stores) {
-      const t = await startSilo(store, { redisUrl, ...(options.siloModule ? { siloModule: options.siloModule } : {}) });
-      silos.push(t);
-      log(`  silo-${store.padEnd(6)} pid ${t.child.pid}, port ${t.child.ready.port}, seeded in ${Math.round(t.child.ready.seedMs)} ms`);
-    }
-    for (const kind of BASELINES) {
-      const b = await startBaseline(kind);
-      baselines.set(kind, b);
-      log(`  ${kind.padEnd(11)} pid ${b.pid}, port ${b.ready.port}`);
-    }
+    try {
+      log(`Starting servers (Silo on ${stores.join(', ')}; ${BASELINES.join(', ')})…`);
+      for (const store of stores) {
+        const t = await startSilo(store, storeOptions);
+        silos.push(t);
+        log(`  silo-${store.padEnd(8)} pid ${t.child.pid}, port ${t.child.ready.port}, seeded in ${Math.round(t.child.ready.seedMs)} ms`);
+      }
+      for (const kind of BASELINES) {
+        const b = await startBaseline(kind);
+        baselines.set(kind, b);
+        log(`  ${kind.padEnd(11)} pid ${b.pid}, port ${b.ready.port}`);
+      }
 
-    let scenarios: Scenario[] = [
-      ...baselineScenarios(Object.fromEntries([...baselines].map(([k, b]) => [k, { port: b.ready.port, pid: b.pid }])), data),
-      ...silos.flatMap((t) => siloScenarios(t.child.ready, data)),
-    ];
-    if (options.only?.length) {
-      const only = options.only;
-      scenarios = scenarios.filter((s) => s.group === 'baseline' || only.some((o) => s.id.includes(o)));
-    }
+      let scenarios: Scenario[] = [
+        ...baselineScenarios(Object.fromEntries([...baselines].map(([k, b]) => [k, { port: b.ready.port, pid: b.pid }])), data),
+        ...silos.flatMap((t) => siloScenarios(t.child.ready, data)),
+      ];
+      if (options.only?.length) {
+        const only = options.only;
+        scenarios = scenarios.filter((s) => s.group === 'baseline' || only.some((o) => s.id.includes(o)));
+      }
 
-    log('Validation (status and body of one request per scenario):');
-    const validations = new Map<string, string>();
-    for (const s of scenarios) {
-      const what = await s.validate();
-      validations.set(s.id, what);
-      log(`  ok  ${s.id.padEnd(24)} ${what}`);
-    }
+      log('Validation (status and body of one request per scenario):');
+      const validations = new Map<string, string>();
+      for (const s of scenarios) {
+        const what = await s.validate();
+        validations.set(s.id, what);
+        log(`  ok  ${s.id.padEnd(24)} ${what}`);
+      }
 
-    const measure = async (s: Scenario, durationSec: number, sink?: (sorted: Float64Array) => void): Promise<RoundResult> => {
-      const cpu0 = readCpuMs(s.pid);
-      const r = await runLoad(s.request, { connections: settings.connections, durationSec, ...(sink ? { latencies: sink } : {}) });
-      const cpu1 = readCpuMs(s.pid);
-      r.serverCpuUsPerReq = cpu0 === undefined || cpu1 === undefined || r.responses === 0 ? null : ((cpu1 - cpu0) * 1000) / r.responses;
-      return r;
-    };
-    const blocks = blocksOf(scenarios);
-    log(`Warm-up: ${settings.warmupSec} s per scenario, ${settings.connections} connections`);
-    const warmups = new Map<string, RoundResult>();
-    for (const s of blocks.flat()) {
-      warmups.set(s.id, await measure(s, settings.warmupSec));
-      await sleep(200);
-    }
-
-    log(
-      `Measuring: ${settings.rounds} interleaved rounds × ${settings.roundSec} s per scenario, ${settings.connections} connections, pipelining 1` +
-        ` (blocks: ${blocks.map((b) => b.length).join(' + ')} scenarios)`,
-    );
-    const rounds = new Map<string, RoundResult[]>(scenarios.map((s) => [s.id, []]));
-    const latencies = new Map<string, Float64Array[]>(scenarios.map((s) => [s.id, []]));
-    for (let round = 0; round < settings.rounds; round++) {
-      for (const s of roundOrder(blocks, round)) {
-        rounds.get(s.id)!.push(await measure(s, settings.roundSec, (sorted) => latencies.get(s.id)!.push(sorted.slice())));
+      const measure = async (s: Scenario, durationSec: number, sink?: (sorted: Float64Array) => void): Promise<RoundResult> => {
+        const cpu0 = readCpuMs(s.pid);
+        const r = await runLoad(s.request, { connections: settings.connections, durationSec, ...(sink ? { latencies: sink } : {}) });
+        const cpu1 = readCpuMs(s.pid);
+        r.serverCpuUsPerReq = cpu0 === undefined || cpu1 === undefined || r.responses === 0 ? null : ((cpu1 - cpu0) * 1000) / r.responses;
+        return r;
+      };
+      const blocks = blocksOf(scenarios);
+      log(`Warm-up: ${settings.warmupSec} s per scenario, ${settings.connections} connections`);
+      const warmups = new Map<string, RoundResult>();
+      for (const s of blocks.flat()) {
+        warmups.set(s.id, await measure(s, settings.warmupSec));
         await sleep(200);
       }
-      loadAverages.push(os.loadavg()[0]!);
-      log(`  round ${round + 1}/${settings.rounds} done (load average ${os.loadavg()[0]!.toFixed(2)})`);
-    }
 
-    for (const s of scenarios) {
-      results.push(summarize(s, validations.get(s.id) ?? '', warmups.get(s.id) ?? null, rounds.get(s.id)!, latencies.get(s.id)!));
-    }
-    addRatios(results);
-    for (const r of results.filter((x) => x.group === '6')) {
-      const created = (r.totals.statusCodes['201'] ?? 0) + 1;
-      r.note = `${created.toLocaleString('en-US')} silos created in the account during the run (it held ${silos[0]!.child.ready.patchSilos.length + 4} before); req/s by round: ${r.rounds.map((x) => fmt(x.reqPerSec)).join(', ')}`;
-    }
-    log('Results (median req/s · p50 · p99):');
-    for (const r of results) {
       log(
-        `  ${r.id.padEnd(24)} ${fmt(r.median.reqPerSec).padStart(7)} req/s · p50 ${r.median.p50.toFixed(2)} ms · p99 ${r.median.p99.toFixed(2)} ms` +
-          (r.median.serverCpuUsPerReq !== null ? ` · server CPU ${r.median.serverCpuUsPerReq.toFixed(0)} µs/req` : '') +
-          (r.ratios.koa !== null ? ` · ${(r.ratios.koa * 100).toFixed(0)}% of Koa` : '') +
-          (r.ratios.jsonServer !== null ? ` · ${r.ratios.jsonServer.toFixed(1)}× json-server` : '') +
-          (r.valid ? '' : ` · INVALID: ${r.invalidReason ?? ''}`),
+        `Measuring: ${settings.rounds} interleaved rounds × ${settings.roundSec} s per scenario, ${settings.connections} connections, pipelining 1` +
+          ` (blocks: ${blocks.map((b) => b.length).join(' + ')} scenarios)`,
       );
-    }
-  } finally {
-    for (const t of silos) await t.dispose().catch((err: unknown) => log(`stopping silo-${t.store}: ${String(err)}`));
-    for (const b of baselines.values()) await b.stop().catch(() => undefined);
-  }
+      const rounds = new Map<string, RoundResult[]>(scenarios.map((s) => [s.id, []]));
+      const latencies = new Map<string, Float64Array[]>(scenarios.map((s) => [s.id, []]));
+      for (let round = 0; round < settings.rounds; round++) {
+        for (const s of roundOrder(blocks, round)) {
+          rounds.get(s.id)!.push(await measure(s, settings.roundSec, (sorted) => latencies.get(s.id)!.push(sorted.slice())));
+          await sleep(200);
+        }
+        loadAverages.push(os.loadavg()[0]!);
+        log(`  round ${round + 1}/${settings.rounds} done (load average ${os.loadavg()[0]!.toFixed(2)})`);
+      }
 
-  if (options.memory ?? true) {
-    log(`Memory: a fresh server per store and phase holding one 10 MB silo, ${settings.memoryConnections} concurrent readers for ${settings.memorySec} s`);
-    const bigText = JSON.stringify(make10mb());
-    for (const store of stores) {
-      for (const phase of MEMORY_PHASES) {
-        memory.push(
-          await memoryPhase(store, phase, { connections: settings.memoryConnections, sec: settings.memorySec, redisUrl, siloModule: options.siloModule }, bigText, log),
+      for (const s of scenarios) {
+        results.push(summarize(s, validations.get(s.id) ?? '', warmups.get(s.id) ?? null, rounds.get(s.id)!, latencies.get(s.id)!));
+      }
+      addRatios(results);
+      for (const r of results.filter((x) => x.group === '6')) {
+        const created = (r.totals.statusCodes['201'] ?? 0) + 1;
+        r.note = `${created.toLocaleString('en-US')} silos created in the account during the run (it held ${silos[0]!.child.ready.patchSilos.length + 4} before); req/s by round: ${r.rounds.map((x) => fmt(x.reqPerSec)).join(', ')}`;
+      }
+      log('Results (median req/s · p50 · p99):');
+      for (const r of results) {
+        log(
+          `  ${r.id.padEnd(24)} ${fmt(r.median.reqPerSec).padStart(7)} req/s · p50 ${r.median.p50.toFixed(2)} ms · p99 ${r.median.p99.toFixed(2)} ms` +
+            (r.median.serverCpuUsPerReq !== null ? ` · server CPU ${r.median.serverCpuUsPerReq.toFixed(0)} µs/req` : '') +
+            (r.ratios.koa !== null ? ` · ${(r.ratios.koa * 100).toFixed(0)}% of Koa` : '') +
+            (r.ratios.jsonServer !== null ? ` · ${r.ratios.jsonServer.toFixed(1)}× json-server` : '') +
+            (r.valid ? '' : ` · INVALID: ${r.invalidReason ?? ''}`),
         );
       }
+    } finally {
+      for (const t of silos) await t.dispose().catch((err: unknown) => log(`stopping silo-${t.store}: ${String(err)}`));
+      for (const b of baselines.values()) await b.stop().catch(() => undefined);
     }
+
+    if (options.memory ?? true) {
+      log(`Memory: a fresh server per store and phase holding one 10 MB silo, ${settings.memoryConnections} concurrent readers for ${settings.memorySec} s`);
+      const bigText = JSON.stringify(make10mb());
+      for (const store of stores) {
+        for (const phase of MEMORY_PHASES) {
+          memory.push(
+            await memoryPhase(store, phase, { connections: settings.memoryConnections, sec: settings.memorySec }, storeOptions, bigText, log),
+          );
+        }
+      }
+    }
+  } finally {
+    await cluster?.dispose().catch((err: unknown) => log(`stopping the Redis Cluster: ${String(err)}`));
+    // Each server drops the schema when it stops; this also covers a run that failed in between.
+    if (stores.includes('postgres')) await dropBenchSchema(postgresUrl).catch((err: unknown) => log(`dropping schema ${BENCH_SCHEMA}: ${String(err)}`));
   }
 
   const targets = evaluateTargets(results, stores);
@@ -455,6 +513,8 @@ export async function runHttpBenchmarks(options: HttpBenchOptions = {}): Promise
     });
   }
 
+  const pgServer = stores.includes('postgres') ? await postgresVersion(postgresUrl) : undefined;
+  const clusterRedis = stores.includes('cluster') ? redisServerVersion() : undefined;
   const out: HttpBenchResults = {
     schema: 1,
     generatedAt: new Date().toISOString(),
@@ -475,6 +535,9 @@ export async function runHttpBenchmarks(options: HttpBenchOptions = {}): Promise
       keyv: packageVersion('keyv'),
       '@keyv/redis': packageVersion('@keyv/redis'),
       'better-sqlite3': packageVersion('better-sqlite3'),
+      pg: packageVersion('pg'),
+      ...(pgServer ? { PostgreSQL: pgServer } : {}),
+      ...(clusterRedis ? { 'redis-server (cluster)': clusterRedis } : {}),
     },
     commit: gitCommit(),
     settings,
@@ -532,6 +595,7 @@ export function parseHttpArgs(argv: readonly string[]): HttpBenchOptions {
       case '--warmup-sec': o.warmupSec = num(); break;
       case '--connections': o.connections = num(); break;
       case '--redis-url': o.redisUrl = value ?? DEFAULT_REDIS_URL; break;
+      case '--postgres-url': o.postgresUrl = value ?? DEFAULT_POSTGRES_URL; break;
       case '--silo-module': o.siloModule = value; break;
       case '--only': o.only = (value ?? '').split(',').filter(Boolean); break;
       case '--stores': {

@@ -4,14 +4,19 @@
  * rate limiting off. It seeds the silos the scenarios need through the programmatic API, then
  * prints one JSON line (`{"ready": true, ...}`) with the port, keys and silo uuids.
  *
- *   node --import tsx benchmarks/http/server.ts --store=memory|sqlite|redis [--port=0]
+ *   node --import tsx benchmarks/http/server.ts --store=memory|sqlite|redis|postgres|cluster [--port=0]
  *        [--seed=standard|big] [--data-dir=DIR] [--redis-url=redis://127.0.0.1:6379/11]
+ *        [--postgres-url=postgres://...?options=-c%20search_path%3D...] [--cluster-url=redis://127.0.0.1:PORT]
  *        [--silo-module=/abs/path/to/another/koa-silo/dist/index.js]
  *
  * - memory: `new Keyv()`.
  * - sqlite: silo-server's embedded store (packages/silo-server/dist) in `--data-dir`, opened as
  *   `silo serve` opens it (one file, a table per store role, WAL, synchronous=NORMAL).
  * - redis:  silo-server's Redis stores on `--redis-url` (a database the harness has flushed).
+ * - postgres: silo-server's PostgreSQL stores on `--postgres-url` (a schema the harness has made
+ *   empty, named by the URL's search_path; the server makes its tables there at start).
+ * - cluster: silo-server's Redis stores on `--cluster-url`, one node of a Redis Cluster the harness
+ *   started and flushed (openStores detects the cluster from that node).
  *
  * SIGTERM closes the server and the stores, then exits 0 (so that `--cpu-prof` writes its file).
  */
@@ -26,7 +31,7 @@ import type { Silo, SiloData, SiloOptions } from '../../packages/koa-silo/dist/i
 import { openStores, parseStoreUrl, type Stores } from '../../packages/silo-server/dist/stores.js';
 import { make10mb, standardData } from './data.js';
 
-export type StoreKind = 'memory' | 'sqlite' | 'redis';
+export type StoreKind = 'memory' | 'sqlite' | 'redis' | 'postgres' | 'cluster';
 export type SeedKind = 'standard' | 'big';
 
 /** What the server prints once it listens (one JSON line on stdout). */
@@ -78,6 +83,11 @@ async function openSiloOn(kind: StoreKind): Promise<{ silo: Silo; stores?: Store
     url = `sqlite://${path.join(dir, 'silo.sqlite')}`;
   } else if (kind === 'redis') {
     url = arg('redis-url') ?? 'redis://127.0.0.1:6379/11';
+  } else if (kind === 'postgres' || kind === 'cluster') {
+    // No default: the schema or cluster must be one the harness made for this server and cleans.
+    const given = arg(`${kind}-url`);
+    if (!given) throw new Error(`--store=${kind} needs --${kind}-url`);
+    url = given;
   } else {
     throw new Error(`unknown store ${String(kind)}`);
   }
@@ -86,6 +96,11 @@ async function openSiloOn(kind: StoreKind): Promise<{ silo: Silo; stores?: Store
     main: location,
     regions: Object.fromEntries(REGIONS.map((r) => [r, location])) as Record<(typeof REGIONS)[number], typeof location>,
   });
+  // A cluster URL that reached a plain Redis would be measured as the redis column: refuse it.
+  if (kind === 'cluster' && !(stores.redis && 'masters' in stores.redis)) {
+    await stores.close();
+    throw new Error(`--cluster-url ${url} is not a node of a Redis Cluster`);
+  }
   const silo = createSilo({
     ...options,
     store: stores.main.keyv,

@@ -1,16 +1,98 @@
 /**
- * Starting the servers of the benchmarks (Silo on each store, the baselines) and the Redis
- * database they use: only database 11 by default, flushed before and after, never another one.
+ * Starting the servers of the benchmarks (Silo on each store, the baselines) and the outside
+ * storage they use, each cleaned before and after every Silo server and nothing else touched:
+ * - Redis: database 11 by default, flushed (never another database);
+ * - PostgreSQL: a schema of the benchmark's own (`silo_bench_<pid>`) in the database `test`, made
+ *   fresh and dropped (never another schema);
+ * - Redis Cluster: three masters of the benchmark's own on spare ports (test/support's
+ *   `startOwnCluster`, the one the tests use), flushed, stopped at the end.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createClient } from '@keyv/redis';
+import pg from 'pg';
+import { startOwnCluster, type OwnCluster } from '../../test/support/redis-cluster.js';
+import { haveRedisServer } from '../../test/support/redis-server.js';
 import type { BaselineKind, BaselineReady } from './baselines.js';
 import { startChild, type Child, type StartOptions } from './children.js';
 import type { ReadyLine, SeedKind, StoreKind } from './server.js';
 
 export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379/11';
+export const DEFAULT_POSTGRES_URL = 'postgres://postgres@127.0.0.1:5432/test';
+/** The only schema the benchmark creates, empties and drops (per harness process, so two runs never share one). */
+export const BENCH_SCHEMA = `silo_bench_${process.pid}`;
+
+/** `url` fit for logs and results: a password replaced by `***`. */
+export function displayUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return url;
+  }
+}
+
+/** Runs `work` on one connection to the database of `url`, closed afterwards. */
+async function withPostgres<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
+  client.on('error', () => undefined);
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/** Why PostgreSQL at `url` cannot be used, or undefined when it answers. */
+export async function postgresUnreachable(url: string): Promise<string | undefined> {
+  try {
+    await withPostgres(url, (c) => c.query('SELECT 1'));
+    return undefined;
+  } catch (err) {
+    return err instanceof Error ? err.message : String(err);
+  }
+}
+
+/** The server version of PostgreSQL at `url` (for the results), or undefined. */
+export async function postgresVersion(url: string): Promise<string | undefined> {
+  try {
+    return await withPostgres(url, async (c) => (await c.query<{ server_version: string }>('SHOW server_version')).rows[0]?.server_version);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The benchmark's schema, empty: dropped with everything in it (a previous server's tables), then made again. */
+export async function resetBenchSchema(url: string): Promise<void> {
+  await withPostgres(url, async (c) => {
+    await c.query(`DROP SCHEMA IF EXISTS "${BENCH_SCHEMA}" CASCADE`);
+    await c.query(`CREATE SCHEMA "${BENCH_SCHEMA}"`);
+  });
+}
+
+export async function dropBenchSchema(url: string): Promise<void> {
+  await withPostgres(url, (c) => c.query(`DROP SCHEMA IF EXISTS "${BENCH_SCHEMA}" CASCADE`));
+}
+
+/** A store URL on the benchmark's schema: the schema rides on the URL as a connection option, as a user would choose one. */
+export function benchSchemaUrl(url: string): string {
+  const u = new URL(url);
+  u.searchParams.set('options', `-c search_path=${BENCH_SCHEMA}`);
+  return u.toString();
+}
+
+/** The benchmark's own Redis Cluster, or why it cannot run here. */
+export async function startBenchCluster(): Promise<OwnCluster | { reason: string }> {
+  if (!haveRedisServer()) return { reason: 'redis-server is not on PATH (the benchmark starts its own Redis Cluster with it)' };
+  try {
+    return await startOwnCluster();
+  } catch (err) {
+    return { reason: `the Redis Cluster did not start: ${err instanceof Error ? err.message : String(err)}` };
+  }
+}
 
 /** The database number of a redis:// URL (0 when absent). */
 export function redisDb(url: string): number {
@@ -45,13 +127,17 @@ export async function flushRedisDb(url: string): Promise<boolean> {
 export interface SiloTarget {
   store: StoreKind;
   child: Child<ReadyLine>;
-  /** Stops the server, then removes its temp dir or flushes its Redis database. */
+  /** Stops the server, then removes its temp dir, flushes its Redis database or cluster, or drops its schema. */
   dispose(): Promise<void>;
 }
 
 export interface SiloStartOptions extends StartOptions {
   seed?: SeedKind;
   redisUrl?: string;
+  /** The PostgreSQL database (the server gets the benchmark's schema in it). */
+  postgresUrl?: string;
+  /** The running cluster of `--store=cluster` (startBenchCluster). */
+  cluster?: OwnCluster;
   patchSilos?: number;
   /** Measure another koa-silo build (its dist/index.js) instead of packages/koa-silo/dist. */
   siloModule?: string;
@@ -72,6 +158,17 @@ export async function startSilo(store: StoreKind, options: SiloStartOptions = {}
     cleanup = async () => {
       await flushRedisDb(url);
     };
+  } else if (store === 'postgres') {
+    const url = options.postgresUrl ?? DEFAULT_POSTGRES_URL;
+    await resetBenchSchema(url);
+    args.push(`--postgres-url=${benchSchemaUrl(url)}`);
+    cleanup = () => dropBenchSchema(url);
+  } else if (store === 'cluster') {
+    const cluster = options.cluster;
+    if (!cluster) throw new Error('--store=cluster needs a running cluster (startBenchCluster)');
+    await cluster.flush();
+    args.push(`--cluster-url=${cluster.url}`);
+    cleanup = () => cluster.flush();
   }
   let child: Child<ReadyLine>;
   try {
