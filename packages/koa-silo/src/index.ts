@@ -9,6 +9,7 @@
  */
 import type { Middleware } from 'koa';
 import { Keyv } from 'keyv';
+import { defaultEventBus } from './events/default-bus.js';
 import { createAdmission, parseGateOf } from './http/admission.js';
 import { createHttp } from './http/middleware.js';
 import { resolveOptions, type SiloOptions } from './options.js';
@@ -37,23 +38,33 @@ export interface Silo {
    * leaves them). Runs by itself at start and every `sweepIntervalMs`; safe on every instance.
    */
   sweep(): Promise<SweepReport>;
-  /** Disconnect the Keyv stores (given or default) and drop in-process caches. Idempotent. */
+  /** End every open event stream (a server that stops calls it before waiting for its requests). */
+  endStreams(): void;
+  /** End the event streams, disconnect the Keyv stores (given or default), drop in-process caches. Idempotent. */
   close(): Promise<void>;
 }
 
 export function createSilo(options: SiloOptions = {}): Silo {
   const resolved = resolveOptions(options);
+  const main = options.store ?? new Keyv();
   const storage = createStorage({
-    main: options.store ?? new Keyv(),
+    main,
     ...(options.regionStores ? { regions: options.regionStores } : {}),
     ...(options.storage?.prefix !== undefined ? { prefix: options.storage.prefix } : {}),
     ...(options.storage?.timeoutMs !== undefined ? { timeoutMs: options.storage.timeoutMs } : {}),
     onError: () => undefined,
   });
   const admission = createAdmission(resolved);
-  const { accounts, silos } = createServices(storage, { plans: resolved.plans, parseGate: parseGateOf(admission) });
+  const bus =
+    options.events ??
+    defaultEventBus(main, { prefix: options.storage?.prefix, timeoutMs: options.storage?.timeoutMs, onError: resolved.logger.error });
+  const { accounts, silos } = createServices(storage, {
+    plans: resolved.plans,
+    parseGate: parseGateOf(admission),
+    onCommit: (event) => bus.publish(event),
+  });
   const openapi = buildOpenApi(resolved);
-  const http = createHttp({ accounts, silos, options: resolved, admission, openapiText: JSON.stringify(openapi) });
+  const http = createHttp({ accounts, silos, options: resolved, admission, openapiText: JSON.stringify(openapi), bus });
   let closing: Promise<void> | undefined;
   const sweep = () => storage.sweep();
   const sweeper = startSweeper(sweep, resolved.sweepIntervalMs, resolved.logger);
@@ -65,10 +76,14 @@ export function createSilo(options: SiloOptions = {}): Silo {
     openapi,
     coordination: storage.coordination,
     sweep,
+    endStreams: () => http.endStreams(),
     close() {
       closing ??= (async () => {
         sweeper.stop();
+        http.endStreams();
         http.clear();
+        // A bus given in the options is its giver's to close, like its stores' clients.
+        if (!options.events) await bus.close();
         await storage.close();
       })();
       return closing;
@@ -99,3 +114,5 @@ export {
   type StorageOptions,
   type SweepReport,
 } from './storage/index.js';
+export { LocalBus } from './events/local-bus.js';
+export type { EventBus, EventListener, SiloEvent, SiloEventType } from './events/types.js';

@@ -4,6 +4,7 @@
 import type Keyv from 'keyv';
 import { REGIONS, type Region } from './service/types.js';
 import { normalizeOrigin, type CorsOrigins } from './http/cors.js';
+import type { EventBus } from './events/types.js';
 
 export interface Plan {
   /** Largest compact JSON text of `file_data`, in bytes (the request body may carry a small envelope more). */
@@ -97,6 +98,15 @@ export interface SiloOptions {
   logger?: SiloLogger;
   /** How often the orphan sweep runs (ms), the first time shortly after start; 0 turns it off. Default 10 minutes. */
   sweepIntervalMs?: number;
+  /**
+   * Where committed writes are announced to the change feed of every instance. Default: Redis
+   * pub/sub when `store` is @keyv/redis (a single Redis or a cluster), else this process only.
+   */
+  events?: EventBus;
+  /** Event streams one client (a key, or an address without one) may hold open. Default 20. */
+  maxStreamsPerClient?: number;
+  /** How often an idle event stream gets a keep-alive comment (ms). Default 15 000. */
+  eventsKeepAliveMs?: number;
 }
 
 export const DEFAULT_HOSTS: Record<Region, string> = {
@@ -110,6 +120,14 @@ export const DEFAULT_PLAN_NAME = 'default';
 export const DEFAULT_PLAN: Plan = { maxDataBytes: 10_000_000, rateLimitPerMinute: 600, historyVersions: 20 };
 
 export const DEFAULT_SWEEP_INTERVAL_MS = 10 * 60_000;
+
+export const DEFAULT_MAX_STREAMS_PER_CLIENT = 20;
+
+function positiveInteger(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!(Number.isSafeInteger(value) && value > 0)) throw new TypeError(`${name} must be a positive integer`);
+  return value;
+}
 
 /** What a request body may carry beside `file_data` (file_name, region, flags, whitespace). */
 export const BODY_ENVELOPE_BYTES = 64 * 1024;
@@ -131,6 +149,8 @@ export interface ResolvedOptions {
   maxJsonDepth: number;
   logger: SiloLogger;
   sweepIntervalMs: number;
+  maxStreamsPerClient: number;
+  eventsKeepAliveMs: number;
 }
 
 export function resolveOptions(options: SiloOptions = {}): ResolvedOptions {
@@ -169,6 +189,8 @@ export function resolveOptions(options: SiloOptions = {}): ResolvedOptions {
     maxJsonDepth: options.maxJsonDepth ?? 1000,
     logger: options.logger ?? { error: (message, err) => console.error(message, err) },
     sweepIntervalMs: options.sweepIntervalMs ?? DEFAULT_SWEEP_INTERVAL_MS,
+    maxStreamsPerClient: positiveInteger('maxStreamsPerClient', options.maxStreamsPerClient, DEFAULT_MAX_STREAMS_PER_CLIENT),
+    eventsKeepAliveMs: positiveInteger('eventsKeepAliveMs', options.eventsKeepAliveMs, 15_000),
   };
 }
 

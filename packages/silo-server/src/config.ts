@@ -35,6 +35,8 @@ export interface ServerConfig {
   historyVersions?: number;
   /** Memory for large data (caches, bodies being read, data being parsed); undefined keeps koa-silo's default (512 MiB). */
   memoryBudgetBytes?: number;
+  /** Event streams one client may hold open; undefined keeps koa-silo's default (20). */
+  maxStreamsPerClient?: number;
   publicQueries: boolean;
   trustProxy: boolean;
   tls?: { certPath: string; keyPath: string };
@@ -103,6 +105,7 @@ export const SETTINGS: Setting[] = [
   { env: 'SILO_RATE_LIMIT_PER_MINUTE', flag: 'rate-limit-per-minute', kind: 'string', default: "600, koa-silo's default plan", help: 'requests per minute per client of the default plan; 0 = off' },
   { env: 'SILO_MAX_DATA_BYTES', flag: 'max-data-bytes', kind: 'string', default: '10MB', help: 'size limit of file_data for the default plan (bytes, or 500KB, 10MB, 1GB)' },
   { env: 'SILO_HISTORY_VERSIONS', flag: 'history-versions', kind: 'string', default: '20', help: 'versions each silo keeps in history, the current one included (1 to 1000)' },
+  { env: 'SILO_MAX_STREAMS_PER_CLIENT', flag: 'max-streams-per-client', kind: 'string', default: '20', help: 'event streams (server-sent events) one client may hold open; more are refused with 429' },
   { env: 'SILO_MEMORY_BUDGET', flag: 'memory-budget', kind: 'string', default: '512MiB', help: 'memory for large data (caches, bodies being read, data being parsed); past it, large requests wait 2 s, then 503' },
   { env: 'SILO_PUBLIC_QUERIES', flag: 'public-queries', kind: 'boolean', default: 'false', help: 'allow query and search parameters on /public/<uuid>' },
   { env: 'SILO_TRUST_PROXY', flag: 'trust-proxy', kind: 'boolean', default: 'false', help: 'take the client address from X-Forwarded-For' },
@@ -283,6 +286,9 @@ export function loadConfig(env: Env = process.env, flags: Flags = {}, cwd = proc
   const historyRaw = read.string('SILO_HISTORY_VERSIONS');
   const historyVersions = historyRaw ? integer(historyRaw, 1, 1000, 'a whole number of versions from 1 to 1000') : undefined;
 
+  const streamsRaw = read.string('SILO_MAX_STREAMS_PER_CLIENT');
+  const maxStreamsPerClient = streamsRaw ? integer(streamsRaw, 1, 1_000_000, 'a whole number of streams, at least 1') : undefined;
+
   const memoryRaw = read.string('SILO_MEMORY_BUDGET');
   const memoryBudgetBytes = memoryRaw ? parseBytes(memoryRaw) : undefined;
   if (memoryBudgetBytes !== undefined && memoryBudgetBytes < 16 * 1024 ** 2) {
@@ -329,6 +335,7 @@ export function loadConfig(env: Env = process.env, flags: Flags = {}, cwd = proc
     ...(maxDataBytes !== undefined ? { maxDataBytes } : {}),
     ...(historyVersions !== undefined ? { historyVersions } : {}),
     ...(memoryBudgetBytes !== undefined ? { memoryBudgetBytes } : {}),
+    ...(maxStreamsPerClient !== undefined ? { maxStreamsPerClient } : {}),
     publicQueries: read.boolean('SILO_PUBLIC_QUERIES'),
     trustProxy: read.boolean('SILO_TRUST_PROXY'),
     ...(tls ? { tls } : {}),

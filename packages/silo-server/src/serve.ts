@@ -10,6 +10,7 @@ import Koa, { type Context, type Next } from 'koa';
 import { ConflictError, createSilo, DEFAULT_PLAN, DEFAULT_PLAN_NAME, jsonNotFound, redactKeyValues, SiloError, type AccountService, type CreatedKey, type Silo } from 'koa-silo';
 import { isClientFault } from './client-errors.js';
 import { collectGarbage } from './collect-garbage.js';
+import { PostgresBus } from './postgres-events.js';
 import type { ServerConfig } from './config.js';
 import { resolveLimits, TIMEOUTS } from './connection-limits.js';
 import { httpEdge } from './http-edge.js';
@@ -63,6 +64,9 @@ export function siloOptions(config: ServerConfig, stores: Stores, logger: Logger
       },
     },
     rateLimit: stores.redis ? { redis: stores.redis } : stores.postgres ? { postgres: stores.postgres, tableCreated: true } : { store: 'memory' },
+    // On Redis the default bus is Redis pub/sub; on SQLite it is this process's.
+    ...(stores.postgres ? { events: new PostgresBus(stores.postgres, (msg, fields) => logger.warn(msg, fields)) } : {}),
+    ...(config.maxStreamsPerClient !== undefined ? { maxStreamsPerClient: config.maxStreamsPerClient } : {}),
     publicQueries: config.publicQueries,
     ...(config.corsOrigins ? { corsOrigins: config.corsOrigins } : {}),
     trustProxy: config.trustProxy,
@@ -363,6 +367,8 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     closing ??= (async () => {
       draining = true;
       logger.info('shutting down', {});
+      // Event streams never finish by themselves: they end now, as a restart's clients reconnect.
+      silo.endStreams();
       const closed = Promise.all([new Promise<void>((resolve) => server.close(() => resolve())), regions.close()]);
       // Keep-alive connections between requests are closed at once; busy ones after their response.
       const sweep = setInterval(() => server.closeIdleConnections(), 50);

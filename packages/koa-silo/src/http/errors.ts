@@ -100,3 +100,10 @@ export function jsonNotFound() {
     sendJson(ctx, 404, { detail: 'Not Found' });
   };
 }
+
+/** 429 for a client holding as many event streams as it may (contract §11). */
+export class TooManyStreamsError extends SiloError {
+  constructor(max: number) {
+    super(429, `Too many open event streams: a client may hold ${max} at once`, { 'Retry-After': '5' });
+  }
+}

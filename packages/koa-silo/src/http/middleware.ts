@@ -9,6 +9,8 @@ import type { AccountService, SiloService } from '../service/types.js';
 import { createAuth } from './auth.js';
 import { keyedCors, preflight } from './cors.js';
 import { dataHandlers } from './data.js';
+import { eventHandlers } from './events.js';
+import type { EventBus } from '../events/types.js';
 import { MethodNotAllowedError, PathNotFoundError, renderError } from './errors.js';
 import { manageHandlers } from './manage.js';
 import { versionHandlers } from './versions.js';
@@ -27,12 +29,16 @@ export interface HttpDeps {
   admission: Admission;
   /** The OpenAPI document, serialized once. */
   openapiText: string;
+  /** Where committed writes are heard (the change feed). */
+  bus: EventBus;
 }
 
 export interface SiloHttp {
   middleware: Middleware;
   /** Drop in-process caches (parsed data, encoded bodies). */
   clear(): void;
+  /** End every open event stream. */
+  endStreams(): void;
 }
 
 export function createHttp(deps: HttpDeps): SiloHttp {
@@ -61,9 +67,19 @@ export function createHttp(deps: HttpDeps): SiloHttp {
     publicQueries: options.publicQueries,
   });
 
+  const events = eventHandlers({
+    auth,
+    silos: deps.silos,
+    bus: deps.bus,
+    regionOf: regionResolver(options.hosts),
+    trustProxy: options.trustProxy,
+    keepAliveMs: options.eventsKeepAliveMs,
+    maxStreamsPerClient: options.maxStreamsPerClient,
+  });
+
   const cors = keyedCors(options.corsOrigins);
   /** Addresses that allow every origin themselves; every other Silo address is keyed. */
-  const anyOrigin = (path: string) => PATTERNS.publicData.test(path) || PATTERNS.openapi.test(path);
+  const anyOrigin = (path: string) => PATTERNS.publicData.test(path) || PATTERNS.publicEvents.test(path) || PATTERNS.openapi.test(path);
 
   const openapi = (ctx: Context) => {
     ctx.set('Access-Control-Allow-Origin', '*');
@@ -75,6 +91,7 @@ export function createHttp(deps: HttpDeps): SiloHttp {
     { pattern: PATTERNS.openapi, methods: { GET: openapi } },
     { pattern: PATTERNS.create, methods: { POST: manage.create } },
     { pattern: PATTERNS.list, methods: { GET: manage.list } },
+    { pattern: PATTERNS.accountEvents, methods: { GET: events.accountEvents } },
     { pattern: PATTERNS.meta, methods: { GET: manage.meta } },
     { pattern: PATTERNS.silo, methods: { GET: manage.get, PATCH: manage.update, DELETE: manage.delete } },
     { pattern: PATTERNS.versions, methods: { GET: history.list } },
@@ -82,6 +99,8 @@ export function createHttp(deps: HttpDeps): SiloHttp {
     { pattern: PATTERNS.restore, methods: { POST: history.restore } },
     { pattern: PATTERNS.publicData, methods: { GET: data.publicRead, OPTIONS: preflight } },
     { pattern: PATTERNS.privateData, methods: { GET: data.privateRead } },
+    { pattern: PATTERNS.publicEvents, methods: { GET: events.publicEvents, OPTIONS: preflight } },
+    { pattern: PATTERNS.privateEvents, methods: { GET: events.privateEvents } },
   ];
 
   const middleware = async function silo(ctx: Context, next: Next): Promise<void> {
@@ -117,6 +136,7 @@ export function createHttp(deps: HttpDeps): SiloHttp {
       parsed.clear();
       bodies.clear();
     },
+    endStreams: () => events.endAll(),
   };
 }
 

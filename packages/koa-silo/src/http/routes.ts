@@ -1,7 +1,7 @@
 /**
  * Which requests are Silo's, and which handler answers them. Silo claims only its own addresses,
  * so it mounts beside an app's routes: `/api/v1/manage` and everything under it,
- * `/api/v1/openapi.json`, `/public/<uuid>` and `/<uuid>`. Anything else goes to the app.
+ * `/api/v1/openapi.json`, `/public/<uuid>`, `/<uuid>` and their `/events`. Anything else goes to the app.
  * A claimed path without a route is a 404; a route without the method is a 405 with Allow.
  */
 import type { Context } from 'koa';
@@ -25,6 +25,9 @@ export const PATTERNS = {
   versions: /^\/api\/v1\/manage\/([^/]+)\/versions\/?$/,
   version: /^\/api\/v1\/manage\/([^/]+)\/versions\/([^/]+)\/?$/,
   restore: /^\/api\/v1\/manage\/([^/]+)\/versions\/([^/]+)\/restore\/?$/,
+  accountEvents: /^\/api\/v1\/manage\/events\/?$/,
+  publicEvents: new RegExp(`^/public/(${UUID})/events$`),
+  privateEvents: new RegExp(`^/(${UUID})/events$`),
   publicData: new RegExp(`^/public/(${UUID})$`),
   privateData: new RegExp(`^/(${UUID})$`),
 } as const;

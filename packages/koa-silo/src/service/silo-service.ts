@@ -9,6 +9,7 @@
  * writer that lost its lock (paused past the lock's lifetime) cannot overwrite anyone's write.
  */
 import { NotFoundError, PayloadTooLargeError, PreconditionFailedError, StorageUnavailableError } from '../errors.js';
+import type { SiloEvent } from '../events/types.js';
 import type { NextVersion, SiloHead, SiloStorage } from '../storage/types.js';
 import { isoTime, nextUpdatedAt, systemClock, type Clock } from './clock.js';
 import { parseData } from './data-json.js';
@@ -48,6 +49,8 @@ export interface SiloServiceOptions {
   parseGate?: ParseGate;
   /** Where the account's plan name comes from; default: storage, cached (see plan-names.ts). */
   planOf?: PlanNameOf;
+  /** Told of every committed write, after its commit (the change feed's source). Must not throw. */
+  onCommit?: (event: SiloEvent) => void;
 }
 
 export const MAX_PER_PAGE = 100;
@@ -119,6 +122,14 @@ export function createSiloService(storage: SiloStorage, options: SiloServiceOpti
   const now = options.now ?? systemClock;
   const planOf = options.planOf ?? cachedPlanNames((account) => storage.getAccount(account));
   const parseGate: ParseGate = options.parseGate ?? (async (_text, parse) => parse());
+  const onCommit = options.onCommit ?? (() => undefined);
+  const committed = (type: SiloEvent['type'], head: SiloHead, from?: SiloHead) =>
+    onCommit({
+      type,
+      account: head.account,
+      silo: { ...metaOf(head), version: head.version },
+      ...(from && from.region_name !== head.region_name ? { from_region: from.region_name } : {}),
+    });
 
   /** The canonical uuid, or the same 404 as a missing silo. */
   function idOf(uuid: string): string {
@@ -172,7 +183,10 @@ export function createSiloService(storage: SiloStorage, options: SiloServiceOpti
         const currentText = async () => (text ??= (await load(current)).text);
         const planned = await change(current, currentText);
         const head = await storage.writeVersion(current, planned.next, historyVersions, lock.fence);
-        if (head) return { record: recordOf(head), text: planned.text ?? planned.next.data?.text ?? (await currentText()) };
+        if (head) {
+          committed(head.region_name === current.region_name ? 'update' : 'move', head, current);
+          return { record: recordOf(head), text: planned.text ?? planned.next.data?.text ?? (await currentText()) };
+        }
       }
       throw new StorageUnavailableError(new Error(`silo ${id} kept changing under ${WRITE_ATTEMPTS} attempts`));
     });
@@ -218,6 +232,7 @@ export function createSiloService(storage: SiloStorage, options: SiloServiceOpti
       },
       text,
     );
+    committed('create', head);
     return recordOf(head);
   }
 
@@ -294,7 +309,7 @@ export function createSiloService(storage: SiloStorage, options: SiloServiceOpti
           if (attempt > 0) await lock.contended();
           const current = await owned(account, id);
           checkIfMatch(current, ifMatch);
-          if (await storage.deleteSilo(current, lock.fence)) return;
+          if (await storage.deleteSilo(current, lock.fence)) return committed('delete', current);
         }
         throw new StorageUnavailableError(new Error(`silo ${id} kept changing under ${WRITE_ATTEMPTS} attempts`));
       });

@@ -30,7 +30,7 @@ export interface RedisClusterCommandSender {
 
 /** The part of @keyv/redis's KeyvRedis that Silo relies on. */
 interface KeyvRedisLike {
-  getClient(): Promise<RedisCommandSender | RedisClusterCommandSender>;
+  getClient(): Promise<(RedisCommandSender | RedisClusterCommandSender) & { duplicate(): unknown }>;
   /** The client itself on a single Redis; a client per master on a cluster. */
   getMasterNodes(): Promise<RedisCommandSender[]>;
   readonly client?: unknown;
@@ -99,6 +99,11 @@ export class RedisNative {
     return this.adapter.isCluster()
       ? (client as RedisClusterCommandSender).sendCommand(routingKey ?? '', false, args)
       : (client as RedisCommandSender).sendCommand(args);
+  }
+
+  /** A new, unconnected client with this one's settings (for a connection in subscribe mode). */
+  async duplicate<T>(): Promise<T> {
+    return (await this.adapter.getClient()).duplicate() as T;
   }
 
   /** Every key matching `pattern` (SCAN's MATCH), on every master of a cluster. */

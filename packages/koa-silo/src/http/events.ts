@@ -1,0 +1,228 @@
+/**
+ * Contract §11, the change feed over server-sent events:
+ * - `GET /<file_uuid>/events` (access key) and `GET /public/<file_uuid>/events` (public silos, any
+ *   origin): `update` per committed write (id: its version), `delete` or `move` and the end;
+ *   `Last-Event-ID` / `?since=` replays the later versions still in history, or sends `reset`.
+ * - `GET /api/v1/manage/events` (manage key): `create`, `update`, `delete` of the account's silos.
+ *
+ * Events come from the bus (events/), so a write through any instance reaches every stream. Each
+ * stream handles its events one at a time, in order; a version it has not seen (an event lost on
+ * the way, or a replay racing a write) is read from history, so a client never silently misses one.
+ * Access is checked again before each event and every second: a revoked key, a silo gone private
+ * (on the public address), deleted or moved ends the stream.
+ */
+import type { Context } from 'koa';
+import { BadRequestError } from '../errors.js';
+import type { EventBus, SiloEvent } from '../events/types.js';
+import type { Region, SiloMeta, SiloService, VersionInfo } from '../service/types.js';
+import type { Auth, Caller } from './auth.js';
+import { clientAddress } from './client.js';
+import { allowAnyOrigin } from './cors.js';
+import { TooManyStreamsError } from './errors.js';
+import { EventStream } from './event-stream.js';
+import type { RegionOf } from './region.js';
+
+export interface EventsDeps {
+  auth: Auth;
+  silos: SiloService;
+  bus: EventBus;
+  regionOf: RegionOf;
+  trustProxy: boolean;
+  keepAliveMs: number;
+  maxStreamsPerClient: number;
+}
+
+/** Events a stream may have waiting (its client or storage is slow) before it is ended. */
+const MAX_PENDING = 100;
+/** How often a keyed stream checks that its key is still valid. */
+const KEY_CHECK_MS = 1000;
+/** History page size when catching up. */
+const PAGE = 100;
+
+/** The event's `data`: the metadata fields and the version. */
+type EventData = SiloMeta & { version: number; file_data?: unknown };
+
+/** `since` from Last-Event-ID or ?since=: a version number, or undefined when neither is given. */
+function sinceOf(ctx: Context): number | undefined {
+  const raw = ctx.get('Last-Event-ID') || (typeof ctx.query.since === 'string' ? ctx.query.since : '');
+  if (raw === '') return undefined;
+  if (!/^\d{1,15}$/.test(raw.trim())) throw new BadRequestError('Last-Event-ID and since take a version number (an event id)');
+  return Number(raw.trim());
+}
+
+/** Open streams per client, and every stream (ended together when the server stops). */
+class StreamBudget {
+  readonly #open = new Map<string, number>();
+  readonly #all = new Set<EventStream>();
+
+  constructor(private readonly max: number) {}
+
+  admit(client: string): void {
+    if ((this.#open.get(client) ?? 0) >= this.max) throw new TooManyStreamsError(this.max);
+  }
+
+  track(client: string, stream: EventStream): void {
+    this.#open.set(client, (this.#open.get(client) ?? 0) + 1);
+    this.#all.add(stream);
+    stream.onClose(() => {
+      this.#all.delete(stream);
+      const left = (this.#open.get(client) ?? 1) - 1;
+      if (left > 0) this.#open.set(client, left);
+      else this.#open.delete(client);
+    });
+  }
+
+  endAll(): void {
+    for (const stream of [...this.#all]) stream.close();
+  }
+}
+
+/** A stream's events handled one at a time, in order; too many waiting ends the stream. */
+function serialQueue(stream: EventStream) {
+  let tail: Promise<void> = Promise.resolve();
+  let pending = 0;
+  return (work: () => Promise<void>) => {
+    if (stream.closed) return;
+    if (pending >= MAX_PENDING) return stream.close();
+    pending++;
+    tail = tail
+      .then(() => (stream.closed ? undefined : work()))
+      .catch(() => stream.close())
+      .finally(() => pending--);
+  };
+}
+
+/** Every second, the key again: revoked (or expired), the stream ends. */
+function watchKey(stream: EventStream, caller: Caller): void {
+  const timer = setInterval(() => {
+    caller.confirm().catch(() => stream.close());
+  }, KEY_CHECK_MS);
+  timer.unref();
+  stream.onClose(() => clearInterval(timer));
+}
+
+/** One line of JSON; a data text is JSON too, and its line breaks can only be whitespace. */
+function eventData(meta: EventData, text?: string): string {
+  const json = JSON.stringify(meta);
+  if (text === undefined) return json;
+  return `${json.slice(0, -1)},"file_data":${text.replace(/[\r\n]+/g, ' ')}}`;
+}
+
+export function eventHandlers(deps: EventsDeps) {
+  const { auth, silos, bus, regionOf } = deps;
+  const budget = new StreamBudget(deps.maxStreamsPerClient);
+
+  const clientOf = (ctx: Context, caller: Caller | undefined) =>
+    caller ? `key:${caller.keyType}:${caller.account}:${caller.keyName}` : `ip:${clientAddress(ctx, deps.trustProxy)}`;
+
+  function open(ctx: Context, caller: Caller | undefined): EventStream {
+    const client = clientOf(ctx, caller);
+    budget.admit(client);
+    const stream = new EventStream(ctx, deps.keepAliveMs);
+    budget.track(client, stream);
+    if (caller) watchKey(stream, caller);
+    return stream;
+  }
+
+  /** The stream of one silo, on its region's address; `caller` undefined: the public address. */
+  async function siloStream(ctx: Context, param: string, caller: Caller | undefined): Promise<void> {
+    const since = sinceOf(ctx);
+    const region: Region = regionOf(ctx);
+    const { record } = await silos.openData(region, param.toLowerCase(), caller?.account);
+    const withData = ctx.query.data === '1';
+    const { account, file_uuid: uuid, created_at } = record;
+    const stream = open(ctx, caller);
+    /** The newest version the client has (or was told to skip). */
+    let last = since ?? record.version;
+
+    const dataOf = async (version: number) => (withData ? (await silos.version(account, uuid, version)).text : undefined);
+    const visible = (v: Pick<VersionInfo, 'is_public' | 'region_name'>) => v.region_name === region && (caller !== undefined || v.is_public);
+
+    /** Sends every version after `last` up to the current one from history, or `reset` when some are pruned. */
+    const catchUp = async () => {
+      // History newest first, until it reaches the client's version or its oldest.
+      const newer: VersionInfo[] = [];
+      for (let page = 1; ; page++) {
+        const { versions } = await silos.versions(account, uuid, page, PAGE);
+        newer.push(...versions.filter((v) => v.version > last));
+        if (versions.length < PAGE || versions.at(-1)!.version <= last + 1) break;
+      }
+      const current = newer[0];
+      if (current === undefined) return;
+      if (newer.at(-1)!.version > last + 1) {
+        // Versions the client lacks are gone from history: it starts again from the current one.
+        last = current.version;
+        stream.send('reset', JSON.stringify({ file_uuid: uuid, version: current.version }), current.version);
+        return;
+      }
+      for (const v of newer.reverse()) {
+        last = v.version;
+        if (!visible(v)) continue;
+        const meta: EventData = {
+          file_uuid: uuid,
+          file_name: v.file_name,
+          created_at,
+          updated_at: v.updated_at,
+          is_public: v.is_public,
+          region_name: v.region_name,
+          version: v.version,
+        };
+        stream.send('update', eventData(meta, await dataOf(v.version)), v.version);
+      }
+    };
+
+    const deliver = async (event: SiloEvent) => {
+      const { silo } = event;
+      if (silo.version <= last && event.type !== 'delete') return;
+      if (caller) await caller.confirm();
+      if (event.type === 'delete') {
+        stream.send('delete', JSON.stringify({ file_uuid: uuid, version: silo.version }), silo.version);
+        return stream.close();
+      }
+      if (event.type === 'move' && silo.region_name !== region) {
+        stream.send('move', JSON.stringify({ file_uuid: uuid, region_name: silo.region_name, version: silo.version }), silo.version);
+        return stream.close();
+      }
+      if (!caller && !silo.is_public) return stream.close();
+      if (silo.version > last + 1) return catchUp();
+      last = silo.version;
+      stream.send('update', eventData(silo, await dataOf(silo.version)), silo.version);
+    };
+
+    const enqueue = serialQueue(stream);
+    // Subscribed before the replay is queued: nothing written meanwhile falls between the two.
+    stream.onClose(bus.subscribe((event) => event.silo.file_uuid === uuid && enqueue(() => deliver(event))));
+    if (since !== undefined && since < record.version) enqueue(catchUp);
+  }
+
+  return {
+    /** GET /<file_uuid>/events with X-SILO-KEY. */
+    async privateEvents(ctx: Context, param: string): Promise<void> {
+      const caller = await auth.require(ctx, 'access');
+      await siloStream(ctx, param, caller);
+    },
+
+    /** GET /public/<file_uuid>/events: public silos, no credentials, any origin. */
+    async publicEvents(ctx: Context, param: string): Promise<void> {
+      allowAnyOrigin(ctx);
+      await auth.anonymous(ctx);
+      await siloStream(ctx, param, undefined);
+    },
+
+    /** GET /api/v1/manage/events with X-MAN-API: the account's feed. */
+    async accountEvents(ctx: Context): Promise<void> {
+      const caller = await auth.require(ctx, 'manage');
+      const stream = open(ctx, caller);
+      const enqueue = serialQueue(stream);
+      const deliver = async (event: SiloEvent) => {
+        await caller.confirm();
+        const type = event.type === 'move' ? 'update' : event.type;
+        stream.send(type, JSON.stringify(event.silo));
+      };
+      stream.onClose(bus.subscribe((event) => event.account === caller.account && enqueue(() => deliver(event))));
+    },
+
+    /** Ends every open stream (the server is stopping). */
+    endAll: () => budget.endAll(),
+  };
+}

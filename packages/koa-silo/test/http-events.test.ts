@@ -1,0 +1,158 @@
+/**
+ * Contract §11 over real HTTP, one process: the change feed of a silo (private and public
+ * addresses) and of an account, replay and reset, the ends of a stream, and its limits.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { openSse, type SseStream } from '../../../test/support/sse.js';
+import { access, HOSTS, manage, startSilo, type Account, type Harness } from './support/http.js';
+
+describe('server-sent events', () => {
+  let h: Harness;
+  let alice: Account;
+  const open: SseStream[] = [];
+
+  const sse = async (path: string, headers: Record<string, string> = {}) => {
+    const stream = await openSse(h.server.port, path, { host: HOSTS.api, ...headers });
+    open.push(stream);
+    return stream;
+  };
+  const patch = (uuid: string, body: object, host: string = HOSTS.api) =>
+    h.client.request(`/api/v1/manage/${uuid}`, { method: 'PATCH', headers: manage(alice), body, host });
+
+  beforeAll(async () => {
+    h = await startSilo({ plans: { default: { maxDataBytes: 1_000_000, rateLimitPerMinute: 0, historyVersions: 3 } }, maxStreamsPerClient: 4, eventsKeepAliveMs: 200 });
+    alice = await h.account('alice');
+  });
+
+  afterEach(async () => {
+    // Each client may hold 4 streams: every test starts with none open.
+    for (const stream of open.splice(0)) stream.close();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  });
+
+  afterAll(() => h.close());
+
+  it('sends each committed write as an update with its version as id, and file_data with ?data=1', async () => {
+    const uuid = await h.create(alice, { file_name: 'feed', file_data: { n: 0 } });
+    const plain = await sse(`/${uuid}/events`, access(alice));
+    const withData = await sse(`/${uuid}/events?data=1`, access(alice));
+    expect(plain.status).toBe(200);
+    expect(plain.headers['content-type']).toBe('text/event-stream; charset=utf-8');
+    expect((await patch(uuid, { file_data: { n: 1 } })).status).toBe(200);
+    const event = await plain.next();
+    expect(event).toMatchObject({ event: 'update', id: '2' });
+    expect(JSON.parse(event.data)).toEqual({
+      file_uuid: uuid,
+      file_name: 'feed',
+      created_at: expect.any(String),
+      updated_at: expect.any(String),
+      is_public: false,
+      region_name: 'api',
+      version: 2,
+    });
+    expect(JSON.parse((await withData.next()).data)).toMatchObject({ version: 2, file_data: { n: 1 } });
+    // Keep-alive comments while nothing happens.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(plain.comments).toBeGreaterThan(0);
+  });
+
+  it('replays the versions after Last-Event-ID (or ?since=) from history, then goes on live', async () => {
+    const uuid = await h.create(alice, { file_name: 'replay', file_data: [{ n: 1 }] });
+    await patch(uuid, { file_data: [{ n: 1 }, { n: 2 }] });
+    await patch(uuid, { file_name: 'renamed' });
+    const stream = await sse(`/${uuid}/events`, access(alice, { 'Last-Event-ID': '1' }));
+    expect([await stream.next(), await stream.next()].map((e) => [e.event, e.id, JSON.parse(e.data).file_name])).toEqual([
+      ['update', '2', 'replay'],
+      ['update', '3', 'renamed'],
+    ]);
+    await patch(uuid, { is_public: true });
+    expect(await stream.next()).toMatchObject({ event: 'update', id: '4' });
+    const since = await sse(`/${uuid}/events?since=3&data=1`, access(alice));
+    expect(JSON.parse((await since.next()).data)).toMatchObject({ version: 4, file_data: [{ n: 1 }, { n: 2 }], is_public: true });
+  });
+
+  it('sends reset with the current version when history no longer holds what the client lacks', async () => {
+    const uuid = await h.create(alice, { file_name: 'pruned', file_data: {} });
+    for (let i = 1; i <= 5; i++) await patch(uuid, { file_data: { i } });
+    // History keeps 3 versions (4, 5, 6): version 2 is gone.
+    const stream = await sse(`/${uuid}/events`, access(alice, { 'Last-Event-ID': '1' }));
+    const reset = await stream.next();
+    expect(reset).toMatchObject({ event: 'reset', id: '6' });
+    expect(JSON.parse(reset.data)).toEqual({ file_uuid: uuid, version: 6 });
+  });
+
+  it('ends the stream after delete, and after move (with the new region)', async () => {
+    const moved = await h.create(alice, { file_name: 'mover', file_data: {} });
+    const deleted = await h.create(alice, { file_name: 'goner', file_data: {} });
+    const moving = await sse(`/${moved}/events`, access(alice));
+    const deleting = await sse(`/${deleted}/events`, access(alice));
+    await patch(moved, { region_name: 'sg-01-api' });
+    const move = await moving.next();
+    expect(move.event).toBe('move');
+    expect(JSON.parse(move.data)).toEqual({ file_uuid: moved, region_name: 'sg-01-api', version: 2 });
+    await moving.ended;
+    expect((await h.client.request(`/api/v1/manage/${deleted}`, { method: 'DELETE', headers: manage(alice) })).status).toBe(200);
+    expect(await deleting.next()).toMatchObject({ event: 'delete', id: '1' });
+    await deleting.ended;
+    // The moved silo's stream is on its new region's host now.
+    const there = await sse(`/${moved}/events`, access(alice, { host: HOSTS.sg }));
+    expect(there.status).toBe(200);
+    expect((await sse(`/${moved}/events`, access(alice))).status).toBe(404);
+  });
+
+  it('serves public silos on /public/<uuid>/events to any origin, and ends when the silo turns private', async () => {
+    const uuid = await h.create(alice, { file_name: 'open', file_data: {}, is_public: true });
+    const hidden = await h.create(alice, { file_name: 'closed', file_data: {} });
+    expect((await sse(`/public/${hidden}/events`)).status).toBe(404);
+    const stream = await sse(`/public/${uuid}/events`, { origin: 'https://example.org' });
+    expect(stream.status).toBe(200);
+    expect(stream.headers['access-control-allow-origin']).toBe('*');
+    await patch(uuid, { file_name: 'still open' });
+    expect(JSON.parse((await stream.next()).data)).toMatchObject({ file_name: 'still open', version: 2 });
+    await patch(uuid, { is_public: false, file_name: 'secret name' });
+    await stream.ended;
+    expect(await stream.text()).not.toContain('secret name');
+  });
+
+  it('ends a stream within about a second of its key being revoked', async () => {
+    const bob = await h.account('bob');
+    const uuid = await h.create(bob, { file_name: 'revoked', file_data: {} });
+    const stream = await sse(`/${uuid}/events`, access(bob));
+    const revokedAt = Date.now();
+    await h.silo.accounts.revokeKey({ account: 'bob', type: 'access', name: 'a', confirm: 'a' });
+    await stream.ended;
+    expect(Date.now() - revokedAt).toBeLessThan(1500);
+  });
+
+  it("streams the account's creates, updates and deletes on /api/v1/manage/events", async () => {
+    const carol = await h.account('carol');
+    const feed = await sse('/api/v1/manage/events', manage(carol));
+    const others = await sse('/api/v1/manage/events', manage(alice));
+    const uuid = await h.create(carol, { file_name: 'c', file_data: {} });
+    await h.client.request(`/api/v1/manage/${uuid}`, { method: 'PATCH', headers: manage(carol), body: { file_name: 'c2' } });
+    await h.client.request(`/api/v1/manage/${uuid}`, { method: 'DELETE', headers: manage(carol) });
+    const events = [await feed.next(), await feed.next(), await feed.next()];
+    expect(events.map((e) => [e.event, JSON.parse(e.data).file_uuid, JSON.parse(e.data).version])).toEqual([
+      ['create', uuid, 1],
+      ['update', uuid, 2],
+      ['delete', uuid, 2],
+    ]);
+    // Another account hears nothing of carol's silos.
+    await expect(others.next(300)).rejects.toThrow(/no event/);
+  });
+
+  it('refuses a client more streams than its limit (429), a bad since (400) and a missing key (401)', async () => {
+    const dave = await h.account('dave');
+    const uuid = await h.create(dave, { file_name: 'limit', file_data: {} });
+    const streams = await Promise.all(Array.from({ length: 4 }, () => sse(`/${uuid}/events`, access(dave))));
+    expect(streams.map((s) => s.status)).toEqual([200, 200, 200, 200]);
+    const fifth = await sse(`/${uuid}/events`, access(dave));
+    expect(fifth.status).toBe(429);
+    expect(JSON.parse(await fifth.text())).toEqual({ detail: 'Too many open event streams: a client may hold 4 at once' });
+    streams[0]!.close();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect((await sse(`/${uuid}/events`, access(dave))).status).toBe(200);
+    expect((await sse(`/${uuid}/events?since=abc`, access(alice))).status).toBe(400);
+    expect((await sse(`/${uuid}/events`)).status).toBe(401);
+  });
+});
