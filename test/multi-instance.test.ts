@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresAvailable, testSchema, type TestSchema } from './support/postgres.js';
 import { clusterAvailable, clusterForSuite } from './support/redis-cluster.js';
 import { redisAvailable, TEST_REDIS_URL } from './support/redis.js';
+import { openSse } from './support/sse.js';
 import { cleanup, ensureBuilt, eventually, runSilo, startSilo, tempDir, type Keys, type SiloServer } from './support/silo-process.js';
 
 const haveRedis = await redisAvailable();
@@ -114,6 +115,32 @@ function twoInstances(label: string, skip: boolean, open: () => Promise<string>,
       // The other keys of the account are untouched.
       expect(await Promise.all([access(a), access(b)])).toEqual([200, 200]);
     }, 30_000);
+
+    it("a subscriber on one instance sees a write through the other within 1 s (the silo's stream and the account's)", async () => {
+      const created = await manage(a, '/api/v1/manage/', { method: 'POST', body: JSON.stringify({ file_name: 'feed', file_data: { n: 0 } }) });
+      const { file_uuid: uuid } = (await created.json()) as { file_uuid: string };
+      const host = { host: 'api.localhost' };
+      const silo = await openSse(b.port, `/${uuid}/events?data=1`, { ...host, 'X-SILO-KEY': keys.access });
+      const account = await openSse(b.port, '/api/v1/manage/events', { ...host, 'X-MAN-API': keys.manage });
+      expect([silo.status, account.status]).toEqual([200, 200]);
+      // Subscribed once the response has started; the listener on the bus may take a moment more.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      try {
+        for (let n = 1; n <= 3; n++) {
+          const sent = Date.now();
+          const patched = await manage(a, `/api/v1/manage/${uuid}`, { method: 'PATCH', body: JSON.stringify({ file_data: { n } }) });
+          expect(patched.status).toBe(200);
+          const event = await silo.next(1000);
+          expect(Date.now() - sent).toBeLessThan(1000);
+          expect(event).toMatchObject({ event: 'update', id: String(n + 1) });
+          expect(JSON.parse(event.data)).toMatchObject({ file_uuid: uuid, version: n + 1, file_data: { n } });
+          expect(JSON.parse((await account.next(1000)).data)).toMatchObject({ file_uuid: uuid, version: n + 1 });
+        }
+      } finally {
+        silo.close();
+        account.close();
+      }
+    }, 20_000);
 
     it('both are ready and shut down cleanly', async () => {
       expect((await a.fetch('/readyz')).status).toBe(200);
