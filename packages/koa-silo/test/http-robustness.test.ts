@@ -346,6 +346,9 @@ describe('paths and methods', () => {
         '/{file_uuid}',
         '/public/{file_uuid}',
         '/api/v1/openapi.json',
+        '/api/v1/manage/events',
+        '/{file_uuid}/events',
+        '/public/{file_uuid}/events',
       ].sort(),
     );
   });

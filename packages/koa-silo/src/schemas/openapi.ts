@@ -133,6 +133,20 @@ const MANAGE_ERRORS = {
   '503': response('StorageUnavailable'),
 };
 
+const EVENTS_DESCRIPTION =
+  'text/event-stream. On each committed write: `event: update`, `id: <version>`, `data:` the metadata fields and `version` (and `file_data` with `?data=1`). On delete: `event: delete`, then the end; on a region move: `event: move` with the new `region_name`, then the end. `Last-Event-ID` (or `?since=`) replays the later versions still in history, or sends `event: reset` with the current version when some were pruned. A comment line every 15 s keeps the stream open; a revoked key ends it within 1 s. At most 20 streams per client (the operator may change it): 429 beyond.';
+
+const EVENT_PARAMS = [
+  { name: 'Last-Event-ID', in: 'header', required: false, description: 'The last version the client has: later versions are replayed first.', schema: { type: 'string', pattern: '^[0-9]{1,15}$' } },
+  { name: 'since', in: 'query', required: false, description: 'As Last-Event-ID, for clients that cannot set headers.', schema: { type: 'string', pattern: '^[0-9]{1,15}$' } },
+  { name: 'data', in: 'query', required: false, description: '`1`: each update carries `file_data`.', schema: { type: 'string', enum: ['1'] } },
+];
+
+const EVENT_STREAM = {
+  description: 'A stream of server-sent events, open until the silo is deleted or moved, the key revoked, or the client leaves.',
+  content: { 'text/event-stream': { schema: { type: 'string' } } },
+};
+
 export interface OpenApiOptions {
   hosts: Record<Region, string>;
   plans: Record<string, Plan>;
@@ -183,6 +197,7 @@ export function buildOpenApi(options: OpenApiOptions): Record<string, unknown> {
       { name: 'manage', description: 'Create, read, update, delete and list silos (manage key).' },
       { name: 'history', description: 'The versions of a silo: list, read, restore (manage key).' },
       { name: 'data', description: "Read a silo's JSON, with query and search parameters on the private address." },
+      { name: 'events', description: 'Change feeds as server-sent events: one silo (access key, or public), or a whole account (manage key).' },
       { name: 'meta', description: 'This document.' },
     ],
     paths: {
@@ -405,6 +420,62 @@ export function buildOpenApi(options: OpenApiOptions): Record<string, unknown> {
           security: [],
           parameters: [{ ...uuidParam, description: 'The silo.' }],
           responses: { '204': { description: 'Any origin may GET.' } },
+        },
+      },
+      '/{file_uuid}/events': {
+        get: {
+          tags: ['events'],
+          operationId: 'privateEvents',
+          summary: "The silo's change feed (server-sent events) on its region host",
+          description: EVENTS_DESCRIPTION,
+          security: [{ AccessKey: [] }],
+          parameters: [{ ...uuidParam, description: 'The silo.' }, accessKey, ...EVENT_PARAMS],
+          responses: {
+            '200': EVENT_STREAM,
+            '400': response('BadRequest'),
+            '401': response('Unauthorized'),
+            '404': response('NotFound'),
+            '429': response('TooManyRequests'),
+            '500': response('InternalError'),
+            '503': response('StorageUnavailable'),
+          },
+        },
+      },
+      '/public/{file_uuid}/events': {
+        get: {
+          tags: ['events'],
+          operationId: 'publicEvents',
+          summary: "A public silo's change feed, no credentials, any origin (a browser's EventSource works)",
+          description: `${EVENTS_DESCRIPTION} The stream also ends when the silo turns private.`,
+          security: [],
+          parameters: [{ ...uuidParam, description: 'The silo.' }, ...EVENT_PARAMS],
+          responses: {
+            '200': EVENT_STREAM,
+            '400': response('BadRequest'),
+            '404': response('NotFound'),
+            '429': response('TooManyRequests'),
+            '500': response('InternalError'),
+            '503': response('StorageUnavailable'),
+          },
+        },
+        options: {
+          tags: ['events'],
+          operationId: 'preflightPublicEvents',
+          summary: 'CORS preflight',
+          security: [],
+          parameters: [{ ...uuidParam, description: 'The silo.' }],
+          responses: { '204': { description: 'Any origin may GET.' } },
+        },
+      },
+      '/api/v1/manage/events': {
+        get: {
+          tags: ['events'],
+          operationId: 'accountEvents',
+          summary: "The account's change feed: create, update and delete of all its silos",
+          description:
+            'Server-sent events `create`, `update` (a region move too) and `delete`; `data` is the silo\'s metadata fields, `file_uuid` and `version`. No replay. Ends when the key is revoked (checked every second).',
+          security: [{ ManageKey: [] }],
+          responses: { '200': EVENT_STREAM, ...MANAGE_ERRORS },
         },
       },
       '/api/v1/openapi.json': {
