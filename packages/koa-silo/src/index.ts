@@ -107,12 +107,17 @@ export {
   type AtomicAdapter,
   type AtomicBatch,
   type CompareAndSwapAdapter,
+  type ImportedSilo,
+  type ImportedVersion,
   type KeyListingAdapter,
+  type SiloHead,
   type SiloStorage,
   type SortedIndex,
   type SortedIndexAdapter,
   type StorageOptions,
+  type StoredKey,
   type SweepReport,
+  type VersionEntry,
 } from './storage/index.js';
 export { LocalBus } from './events/local-bus.js';
 export type { EventBus, EventListener, SiloEvent, SiloEventType } from './events/types.js';

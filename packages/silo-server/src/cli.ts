@@ -5,15 +5,19 @@
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { createRequire } from 'node:module';
+import { Readable, Writable } from 'node:stream';
 import type { AccountService, KeyInfo, KeyType } from 'koa-silo';
 import { ConfigError, loadConfig, loadStorageConfig, settingOptions, settingsHelp, type Flags } from './config.js';
 import { missingStoreMessage, storeIsMissing, storeLine } from './command-store.js';
 import { createLogger, errorFields, silentLogger } from './log.js';
-import { openStores, StartupError } from './stores.js';
+import { openStores, parseStoreUrl, StartupError } from './stores.js';
+import type { TransferIo } from './transfer/commands.js';
+import { TransferFailure } from './transfer/failure.js';
 
 // The server and koa-silo load only when a command needs them, so that `--help` and a bad
 // setting answer at once.
 const serveModule = () => import('./serve.js');
+const transferModule = () => import('./transfer/commands.js');
 const MANAGE_KEY_DURATIONS = ['7d', '30d', '90d', '365d', 'never'] as const;
 
 /** A failure the command reports as one line: a typed Silo error (it carries an HTTP status). */
@@ -30,6 +34,14 @@ export interface Io {
   cwd: string;
   /** Resolves when the server should stop (SIGTERM/SIGINT by default). */
   stopSignal?: () => Promise<string>;
+  /** What `silo import` reads (default: nothing, an empty input). */
+  stdin?: Readable;
+  /** Where `silo export` writes with backpressure (default: through `stdout`). */
+  stdoutStream?: Writable;
+  /** stderr when it is a terminal, for progress bars (default: none, plain progress lines). */
+  terminal?: NodeJS.WriteStream;
+  /** Whether SIGINT and SIGTERM stop an import (true for the real process only). */
+  signals?: boolean;
 }
 
 const defaultIo = (): Io => ({
@@ -37,6 +49,10 @@ const defaultIo = (): Io => ({
   stderr: (t) => process.stderr.write(t),
   env: process.env,
   cwd: process.cwd(),
+  stdin: process.stdin,
+  stdoutStream: process.stdout,
+  ...(process.stderr.isTTY ? { terminal: process.stderr } : {}),
+  signals: true,
 });
 
 /** A wrong use of the command: exit 2. */
@@ -53,6 +69,9 @@ Usage:
   silo keys list [--account NAME] [--json]             list keys (never their values)
   silo keys revoke --type manage|access --name NAME --confirm NAME [--account NAME]
                                                        revoke a key (repeat its name to confirm)
+  silo export [--out FILE]                             write the whole storage as JSON lines (stdout)
+  silo import [--in FILE]                              load an export (stdin) into empty storage
+  silo migrate --from URL --to URL                     copy one store into another, empty one
   silo help [COMMAND]  |  silo COMMAND --help  |  silo --version
 
 --account defaults to "default". Every command works directly on the configured storage, found
@@ -88,6 +107,34 @@ Creates a key and prints its value: the only time it is ever shown.
 
 Lists the account's keys: type, name, creation and expiry (with the time left). Never their values.
   --json      print a JSON array of {type, name, account, created_at, duration?, expires_at?}
+`,
+  export: `Usage: silo export [--out FILE]
+
+Writes the whole storage (accounts, key hashes, silos with their kept history) as JSON lines on
+stdout, or into FILE (written as FILE.partial and renamed once whole). Progress goes to stderr: a
+bar on a terminal, plain lines otherwise. Key values are never in an export (only their SHA-256
+hashes, with which the same keys keep working), but silo data is: keep the file as safe as the store.
+Export a store that no server is writing to: a silo created or deleted meanwhile is an error.
+  silo export > backup.jsonl
+  SILO_STORE_URL=redis://127.0.0.1:6379/0 silo export --out backup.jsonl
+`,
+  import: `Usage: silo import [--in FILE]
+
+Loads an export (from stdin, or FILE) into empty storage: no account, key or silo may be there
+yet (import before the first silo serve, which creates the account "default"). Silos keep their
+uuids, versions, ETags and times; keys keep working. Every line is checked, and the counts at
+its end against what was read and written. On any failure (line number given) the import removes
+what it wrote and exits 1; if even that fails it says so, and the store must be emptied by hand.
+  silo import < backup.jsonl
+  SILO_STORE_URL=postgres://silo@db.internal/silo silo import --in backup.jsonl
+`,
+  migrate: `Usage: silo migrate --from URL --to URL
+
+Copies the store at --from into the empty store at --to, as silo export piped into silo import
+(in one process, nothing written to disk), with the same checks. URLs as SILO_STORE_URL takes
+them: sqlite://PATH, redis://HOST:PORT/DB, postgres://USER@HOST:PORT/DB. Each URL holds all three
+regions. Stop the servers on --from first; start them on --to once it is done.
+  silo migrate --from sqlite://.silo-data/silo.sqlite --to postgres://silo@db.internal/silo
 `,
   'keys revoke': `Usage: silo keys revoke --type manage|access --name NAME --confirm NAME [--account NAME] [--json]
 
@@ -380,6 +427,66 @@ function help(command: string | undefined, io: Io): number {
   return 0;
 }
 
+/** The transfer commands' streams and stop signal, from the command's Io. */
+function transferIo(io: Io): TransferIo & { release(): void } {
+  const stdout = io.stdoutStream ?? new Writable({ write: (chunk: Buffer, _enc, done) => (io.stdout(chunk.toString()), done()) });
+  const controller = new AbortController();
+  const stop = () => controller.abort();
+  if (io.signals) {
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  }
+  return {
+    stderr: io.stderr,
+    stdin: io.stdin ?? (Readable.from([]) as Readable),
+    stdout,
+    terminal: io.terminal,
+    signal: controller.signal,
+    release() {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+    },
+  };
+}
+
+async function transfer(command: 'export' | 'import' | 'migrate', io: Io, fn: (t: TransferIo, m: Awaited<ReturnType<typeof transferModule>>) => Promise<unknown>): Promise<number> {
+  const m = await transferModule();
+  const t = transferIo(io);
+  try {
+    await fn(t, m);
+    return 0;
+  } finally {
+    t.release();
+  }
+}
+
+const TRANSFER: Record<'export' | 'import' | 'migrate', (args: string[], io: Io) => Promise<number>> = {
+  async export(args, io) {
+    const { values } = parse('export', args, { out: { type: 'string' } }, 0);
+    if (values.help) return help('export', io);
+    const storage = loadStorageConfig(io.env, values, io.cwd);
+    const out = values.out as string | undefined;
+    if (out === '') throw new UsageError('silo export: --out needs a file name');
+    return transfer('export', io, (t, m) => m.runExport({ locations: storage.store, sqliteSynchronous: storage.sqliteSynchronous, ...(out ? { out } : {}) }, t));
+  },
+  async import(args, io) {
+    const { values } = parse('import', args, { in: { type: 'string' } }, 0);
+    if (values.help) return help('import', io);
+    const storage = loadStorageConfig(io.env, values, io.cwd);
+    const input = values.in as string | undefined;
+    if (input === '') throw new UsageError('silo import: --in needs a file name');
+    return transfer('import', io, (t, m) => m.runImport({ locations: storage.store, sqliteSynchronous: storage.sqliteSynchronous, ...(input ? { in: input } : {}) }, t));
+  },
+  async migrate(args, io) {
+    const { values } = parse('migrate', args, { from: { type: 'string' }, to: { type: 'string' } }, 0);
+    if (values.help) return help('migrate', io);
+    const from = parseStoreUrl(required('migrate', values, 'from', 'the store URL to copy from'), io.cwd);
+    const to = parseStoreUrl(required('migrate', values, 'to', 'the empty store URL to copy into'), io.cwd);
+    const { sqliteSynchronous } = loadStorageConfig(io.env, values, io.cwd);
+    return transfer('migrate', io, (t, m) => m.runMigrate({ from, to, sqliteSynchronous }, t));
+  },
+};
+
 const COMMANDS: Record<string, (args: string[], io: Io) => Promise<number>> = {
   serve,
   'accounts create': accountsCreate,
@@ -398,6 +505,7 @@ async function run(argv: string[], io: Io): Promise<number> {
     return 0;
   }
   if (first === 'serve') return serve(argv.slice(1), io);
+  if (first === 'export' || first === 'import' || first === 'migrate') return TRANSFER[first](argv.slice(1), io);
   if (first === 'accounts' || first === 'keys') {
     if (second === undefined || second === '--help' || second === '-h') {
       if (second !== undefined) return help(first, io);
@@ -415,7 +523,7 @@ async function run(argv: string[], io: Io): Promise<number> {
 /** The command that `argv` names (`keys create`), for the start of its messages; undefined when none. */
 function commandName(argv: string[]): string | undefined {
   const [first, second] = argv;
-  if (first === 'serve') return first;
+  if (first === 'serve' || first === 'export' || first === 'import' || first === 'migrate') return first;
   if ((first === 'keys' || first === 'accounts') && second !== undefined && COMMANDS[`${first} ${second}`]) return `${first} ${second}`;
   return undefined;
 }
@@ -446,7 +554,7 @@ export async function main(argv: string[], io: Io = defaultIo()): Promise<number
       report(`${line}${name ? ` (see silo ${name} --help)` : ''}`);
       return 2;
     }
-    if (error instanceof ConfigError || error instanceof StartupError || error instanceof CommandError) {
+    if (error instanceof ConfigError || error instanceof StartupError || error instanceof CommandError || error instanceof TransferFailure) {
       report(line);
       return 1;
     }

@@ -9,6 +9,8 @@ export type {
   AtomicBatch,
   CompareAndSwapAdapter,
   Coordination,
+  ImportedSilo,
+  ImportedVersion,
   IndexPage,
   ListIndex,
   Locks,

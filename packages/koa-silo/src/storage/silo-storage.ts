@@ -12,6 +12,8 @@ import { REGIONS, type Account, type KeyType, type Region } from '../service/typ
 import { atomicFor } from './atomic.js';
 import { CasLeases, hasCompareAndSwap } from './cas-leases.js';
 import { KeyedMutex } from './keyed-mutex.js';
+import { storageIsEmpty } from './emptiness.js';
+import { createImportSilo } from './import-silo.js';
 import { configureKeyv, KeyvTextStore, type StorageErrorListener } from './keyv-text-store.js';
 import { DEFAULT_LOCK_TIMING, LeaseLocks, type LockTiming } from './lease-locks.js';
 import { RedisLeases } from './redis-leases.js';
@@ -136,6 +138,35 @@ export function createStorage(options: StorageOptions): SiloStorage {
       return parse<string[]>(await main.get(keys.accounts())) ?? [];
     },
 
+    removeAccount(name) {
+      const listKey = keys.accounts();
+      const keyList = keys.keys(name);
+      return locks.withLock(listKey, async () => {
+        // Its emptied list of keys goes too, and the list of accounts once it is empty: an import
+        // undone leaves no record at all behind.
+        for (let attempt = 0; attempt < 20; attempt++) {
+          const [raw, keysRaw] = await Promise.all([main.get(listKey), main.get(keyList)]);
+          const names = parse<string[]>(raw) ?? [];
+          if (!names.includes(name)) return false;
+          if (keysRaw !== undefined && keysRaw !== '[]') throw new Error(`account ${JSON.stringify(name)} still has keys: remove them first`);
+          const rest = names.filter((n) => n !== name);
+          const committed = await atomic.apply({
+            expect: [[listKey, raw], [keyList, keysRaw]],
+            set: rest.length > 0 ? [[listKey, JSON.stringify(rest)]] : [],
+            delete: [keys.account(name), ...(keysRaw !== undefined ? [keyList] : []), ...(rest.length > 0 ? [] : [listKey])],
+            indexAdd: [],
+            indexRemove: [],
+          });
+          if (committed) return true;
+        }
+        throw new Error(`${listKey} kept changing under 20 attempts`);
+      });
+    },
+
+    isEmpty() {
+      return storageIsEmpty(main, keys, async () => parse<string[]>(await main.get(keys.accounts())) ?? []);
+    },
+
     async getKeyByHash(hash) {
       return parse<StoredKey>(await main.get(keys.key(hash)));
     },
@@ -173,6 +204,8 @@ export function createStorage(options: StorageOptions): SiloStorage {
     },
 
     ...versions,
+
+    importSilo: createImportSilo({ main, regions: regionStores, keys, atomic, owners }),
 
     async close() {
       await Promise.all([...stores.keys()].map((keyv) => keyv.disconnect()));

@@ -132,6 +132,15 @@ export interface NextVersion {
   data?: { text: string; size: number; appended?: string };
 }
 
+/** A silo as an import gives it (see SiloStorage.importSilo): its head's facts, without where its data lies. */
+export type ImportedSilo = Omit<SiloHead, 'blob' | 'tail'>;
+
+/** One kept version of an imported silo: its history entry without blobs, and its data's exact text. */
+export interface ImportedVersion {
+  entry: Omit<VersionEntry, 'blob' | 'tail'>;
+  text: string;
+}
+
 export interface SweepReport {
   /** Blobs removed because no committed version names them. */
   removed: number;
@@ -148,6 +157,13 @@ export interface SiloStorage {
   /** Stores the account unless one of that name exists; false when it does. Atomic. */
   insertAccount(account: Account): Promise<boolean>;
   listAccountNames(): Promise<string[]>;
+  /**
+   * Removes the account record and its name from the list; false when there is none. Its keys and
+   * silos are the caller's to remove first (an import undoing what it wrote). Atomic.
+   */
+  removeAccount(name: string): Promise<boolean>;
+  /** Whether the main store holds no record of Silo at all: no account, key or silo (locks aside). */
+  isEmpty(): Promise<boolean>;
 
   getKeyByHash(hash: string): Promise<StoredKey | undefined>;
   listKeys(account: string): Promise<StoredKey[]>;
@@ -184,6 +200,12 @@ export interface SiloStorage {
    * the silo's head (a concurrent writer won): nothing was committed.
    */
   writeVersion(current: SiloHead, next: NextVersion, keep: number, fence?: HeldLock['fence']): Promise<SiloHead | undefined>;
+  /**
+   * Writes a silo with its kept history exactly as given (uuid, versions `oldest` to `version`,
+   * etags, times) and lists it, as one commit, as createSilo does. `versions` are in order, the
+   * last one the head's. Throws when a silo of that uuid exists (nothing is written then).
+   */
+  importSilo(silo: ImportedSilo, versions: ImportedVersion[]): Promise<SiloHead>;
   /** Removes the silo, its history and its listing entry as one commit; false as writeVersion. */
   deleteSilo(current: SiloHead, fence?: HeldLock['fence']): Promise<boolean>;
 

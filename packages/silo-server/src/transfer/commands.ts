@@ -1,0 +1,140 @@
+/**
+ * The work of `silo export`, `silo import` and `silo migrate` once cli.ts has read their flags:
+ * open the stores, stream the lines, report progress on stderr, close everything. Failures are
+ * TransferFailure: one line for the command to print, exit 1.
+ */
+import fs from 'node:fs';
+import type { Readable, Writable } from 'node:stream';
+import { finished } from 'node:stream/promises';
+import { storeIsMissing, storeLine } from '../command-store.js';
+import type { SqliteSynchronous } from '../sqlite-store.js';
+import { describeLocation, type StoreLocation } from '../stores.js';
+import { ExportError, exportLines } from './export.js';
+import { TransferFailure } from './failure.js';
+import { UnknownFieldError, type Counts } from './format.js';
+import { ImportError, importLines } from './import.js';
+import { readLines, writeLines } from './lines.js';
+import { openStorage, oneStore, type StorageLocations } from './open-storage.js';
+import { progressFor, silentProgress } from './progress.js';
+
+export { TransferFailure };
+
+
+export interface TransferIo {
+  stderr: (text: string) => void;
+  stdin: Readable;
+  stdout: Writable;
+  /** stderr when it is a terminal (a progress bar is drawn there); undefined: plain lines. */
+  terminal: NodeJS.WriteStream | undefined;
+  /** Aborted by SIGINT or SIGTERM: an import stops and removes what it wrote. */
+  signal?: AbortSignal;
+}
+
+const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/** Transfer errors as TransferFailure; anything else (a store that cannot be reached: StartupError) as it is. */
+async function failingAs<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (error) {
+    if (error instanceof ExportError || error instanceof ImportError || error instanceof UnknownFieldError) throw new TransferFailure(error.message);
+    throw error;
+  }
+}
+
+export interface ExportOptions {
+  locations: StorageLocations;
+  sqliteSynchronous: SqliteSynchronous;
+  /** The file to write (through FILE.partial, renamed once whole); undefined: stdout. */
+  out?: string;
+}
+
+export async function runExport(options: ExportOptions, io: TransferIo): Promise<Counts> {
+  const label = 'silo export';
+  const { main } = options.locations;
+  if (storeIsMissing(main)) throw new TransferFailure(`no store at ${describeLocation(main)}: nothing to export (point SILO_DATA_DIR or SILO_STORE_URL at the store the server uses)`);
+  const opened = await openStorage(options.locations, options.sqliteSynchronous);
+  io.stderr(`${label}: ${storeLine(main, false)}\n`);
+  const partial = options.out === undefined ? undefined : `${options.out}.partial`;
+  try {
+    return await failingAs(async () => {
+      const output: Writable = partial === undefined ? io.stdout : fs.createWriteStream(partial, { flags: 'wx' });
+      const progress = progressFor(label, io.stderr, io.terminal);
+      let counts: Counts | undefined;
+      try {
+        const lines = exportLines(opened.storage, { ...progress, done: (c) => ((counts = c), progress.done(c)) });
+        await writeLines(lines, output);
+        if (partial !== undefined) {
+          output.end();
+          await finished(output);
+          fs.renameSync(partial, options.out!);
+        }
+      } catch (error) {
+        progress.stop();
+        if (partial !== undefined) {
+          output.destroy();
+          fs.rmSync(partial, { force: true });
+        }
+        throw new ExportError(`${message(error)}${partial !== undefined ? `; no file was written` : '; the output is incomplete (it has no counts line)'}`);
+      }
+      return counts!;
+    });
+  } finally {
+    await opened.close();
+  }
+}
+
+export interface ImportOptions {
+  locations: StorageLocations;
+  sqliteSynchronous: SqliteSynchronous;
+  /** The file to read; undefined: stdin. */
+  in?: string;
+}
+
+export async function runImport(options: ImportOptions, io: TransferIo): Promise<Counts> {
+  const label = 'silo import';
+  let input: Readable;
+  if (options.in !== undefined) {
+    try {
+      fs.accessSync(options.in, fs.constants.R_OK);
+    } catch (error) {
+      throw new TransferFailure(`cannot read ${options.in}: ${message(error)}`);
+    }
+    input = fs.createReadStream(options.in);
+  } else {
+    if ((io.stdin as { isTTY?: boolean }).isTTY) throw new TransferFailure('reads an export on stdin (silo import < backup.jsonl) or from --in FILE, and stdin is a terminal');
+    input = io.stdin;
+  }
+  const { main } = options.locations;
+  const missing = storeIsMissing(main);
+  const opened = await openStorage(options.locations, options.sqliteSynchronous);
+  io.stderr(`${label}: ${storeLine(main, missing)}\n`);
+  try {
+    return await failingAs(() => importLines(opened.storage, readLines(input), { progress: progressFor(label, io.stderr, io.terminal), ...(io.signal ? { signal: io.signal } : {}) }));
+  } finally {
+    input.destroy();
+    await opened.close();
+  }
+}
+
+export async function runMigrate(options: { from: StoreLocation; to: StoreLocation; sqliteSynchronous: SqliteSynchronous }, io: TransferIo): Promise<Counts> {
+  const label = 'silo migrate';
+  const { from, to } = options;
+  if (from.url === to.url) throw new TransferFailure('--from and --to name the same store');
+  if (storeIsMissing(from)) throw new TransferFailure(`no store at ${describeLocation(from)} (--from): nothing to migrate`);
+  const missing = storeIsMissing(to);
+  const source = await openStorage(oneStore(from), options.sqliteSynchronous);
+  try {
+    const target = await openStorage(oneStore(to), options.sqliteSynchronous);
+    io.stderr(`${label}: from ${describeLocation(from)} to ${describeLocation(to)}${missing ? ' (new and empty: created now)' : ''}\n`);
+    try {
+      // The export half reports nothing: the import half counts the same silos as they land.
+      const lines = exportLines(source.storage, silentProgress);
+      return await failingAs(() => importLines(target.storage, lines, { progress: progressFor(label, io.stderr, io.terminal), ...(io.signal ? { signal: io.signal } : {}) }));
+    } finally {
+      await target.close();
+    }
+  } finally {
+    await source.close();
+  }
+}

@@ -1,0 +1,123 @@
+/**
+ * `silo export`'s walk of a storage: accounts, then keys, then each account's silos page by page
+ * of its listing index, each silo followed by its kept history with every version's data. Lines
+ * are produced as the reader pulls them (an async generator), so a slow writer holds the walk
+ * back and memory stays flat: at most a few silos' histories are held at once.
+ *
+ * The walk is consistent per silo (its head, history and data read together, again if a write
+ * came in between), not across the store: exporting while servers write may miss or repeat a
+ * silo created or deleted meanwhile. A listing total that changed during the walk is therefore
+ * an error; export a store no server is writing to.
+ */
+import type { SiloHead, SiloStorage, VersionEntry } from 'koa-silo';
+import { accountLine, countsLine, emptyCounts, headerLine, keyLine, siloLine, versionLine, type Counts } from './format.js';
+import type { Progress } from './progress.js';
+
+/** The store cannot be exported as it is (it changed meanwhile, or holds what the format cannot carry). */
+export class ExportError extends Error {}
+
+/** Silos per read of the listing index. */
+const PAGE = 100;
+/** Silos read ahead of the one being written (each holds its history's data in memory). */
+const READ_AHEAD = 4;
+/** Reads of one silo before a silo that keeps changing is an error. */
+const ATTEMPTS = 3;
+
+interface SiloLines {
+  lines: string[];
+  versions: number;
+}
+
+function range(from: number, to: number): number[] {
+  return Array.from({ length: to - from + 1 }, (_, i) => from + i);
+}
+
+/** The lines of one silo: its head and every kept version with its data, read as one consistent whole. */
+async function readSilo(storage: SiloStorage, first: SiloHead): Promise<SiloLines> {
+  let head: SiloHead | undefined = first;
+  for (let attempt = 0; attempt < ATTEMPTS && head; attempt++) {
+    const entries = await storage.getVersions(head, range(head.oldest, head.version));
+    const complete = entries.every((e): e is VersionEntry => e !== undefined);
+    const texts = complete ? await Promise.all(entries.map((e) => storage.getVersionData(head!, e))) : [];
+    if (complete && texts.every((t): t is string => t !== undefined)) {
+      const current = head;
+      return {
+        lines: [siloLine(current), ...entries.map((e, i) => versionLine(current.file_uuid, e, texts[i]!))],
+        versions: entries.length,
+      };
+    }
+    // A write pruned or moved this history since the head was read: read the silo again.
+    head = await storage.getHead(head.file_uuid, head.account);
+  }
+  throw new ExportError(`silo ${first.file_uuid} ${head ? 'kept changing' : 'was deleted'} while it was exported: export a store no server is writing to`);
+}
+
+/** Every silo of `account`, in listing order, read a few ahead of the one being yielded. */
+async function* silosOf(storage: SiloStorage, account: string): AsyncGenerator<SiloLines> {
+  const { total } = await storage.index.page(account, 0, 0);
+  const pending: Promise<SiloLines>[] = [];
+  let offset = 0;
+  let seen = 0;
+  for (;;) {
+    if (pending.length < READ_AHEAD && offset < total) {
+      const { uuids } = await storage.index.page(account, offset, PAGE);
+      offset += PAGE;
+      const heads = await storage.getHeads(account, uuids);
+      heads.forEach((head, i) => {
+        if (!head) throw new ExportError(`silo ${uuids[i]} of account ${JSON.stringify(account)} was deleted while it was exported: export a store no server is writing to`);
+      });
+      // Reads start as they are queued; each result is awaited in order below (a failure too:
+      // the catch only keeps it from counting as unhandled before its turn).
+      for (const head of heads) {
+        const read = readSilo(storage, head!);
+        read.catch(() => undefined);
+        pending.push(read);
+      }
+      continue;
+    }
+    const next = pending.shift();
+    if (!next) break;
+    yield await next;
+    seen++;
+  }
+  const after = (await storage.index.page(account, 0, 0)).total;
+  if (after !== total || seen !== total) {
+    throw new ExportError(`account ${JSON.stringify(account)} had ${total} silos when its export began and ${after} at its end: export a store no server is writing to`);
+  }
+}
+
+/**
+ * The export of `storage`, line by line (without newlines): the header, accounts, keys, silos with
+ * their history, and the counts. `progress` hears of every silo.
+ */
+export async function* exportLines(storage: SiloStorage, progress: Progress): AsyncGenerator<string> {
+  const counts: Counts = emptyCounts();
+  const names = await storage.listAccountNames();
+  let silos = 0;
+  for (const name of names) silos += (await storage.index.page(name, 0, 0)).total;
+  progress.start(silos);
+
+  yield headerLine(silos);
+  for (const name of names) {
+    const account = await storage.getAccount(name);
+    if (!account) throw new ExportError(`account ${JSON.stringify(name)} is listed but has no record`);
+    yield accountLine(account);
+    counts.accounts++;
+  }
+  for (const name of names) {
+    for (const key of await storage.listKeys(name)) {
+      yield keyLine(key);
+      counts.keys++;
+    }
+  }
+  for (const name of names) {
+    for await (const silo of silosOf(storage, name)) {
+      for (const line of silo.lines) yield line;
+      counts.silos++;
+      counts.versions += silo.versions;
+      progress.tick(1);
+    }
+  }
+  yield countsLine(counts);
+  progress.done(counts);
+}

@@ -1,0 +1,152 @@
+/**
+ * The export format (see README.md beside this file): one JSON object per line, each naming its
+ * kind in `record`. Records are written with their fields in one fixed order, from the logical
+ * facts only (never blob ids or tails), so that one logical store exports to the same lines
+ * whichever engine holds it. Reading checks every field, so that a damaged file is refused with
+ * the line that is wrong rather than half understood.
+ */
+import { REGIONS, MANAGE_KEY_DURATIONS, type Account, type ImportedSilo, type SiloHead, type StoredKey, type VersionEntry } from 'koa-silo';
+
+export const FORMAT_NAME = 'silo-export';
+export const FORMAT_VERSION = 1;
+
+export interface HeaderRecord {
+  record: typeof FORMAT_NAME;
+  version: number;
+  /** How many silos follow, for progress only (the counts line is what an import verifies). */
+  silos?: number;
+}
+export type AccountRecord = { record: 'account' } & Account;
+export type KeyRecord = { record: 'key' } & StoredKey;
+export type SiloLine = { record: 'silo' } & ImportedSilo;
+/** One kept version of the silo of the `silo` line before it, with its data's exact JSON text. */
+export type VersionLine = { record: 'version'; file_uuid: string; data: string } & Omit<VersionEntry, 'blob' | 'tail'>;
+export interface Counts {
+  accounts: number;
+  keys: number;
+  silos: number;
+  versions: number;
+}
+export type CountsRecord = { record: 'counts' } & Counts;
+
+/**
+ * Every record of format 1. Console users (`user`) and webhooks (`webhook`) will be records of
+ * their own, written after the keys and before the silos, once Silo has them; a reader of this
+ * version refuses them as unknown rather than skip them.
+ */
+export type TransferRecord = HeaderRecord | AccountRecord | KeyRecord | SiloLine | VersionLine | CountsRecord;
+
+export const emptyCounts = (): Counts => ({ accounts: 0, keys: 0, silos: 0, versions: 0 });
+
+/** A stored record has a field this format does not carry: exporting it would lose it silently. */
+export class UnknownFieldError extends Error {}
+
+/** Fields of each record in the order they are written; `?` marks one that may be absent. */
+const FIELDS = {
+  account: ['name', 'plan', 'created_at'],
+  key: ['type', 'name', 'account', 'created_at', 'duration?', 'expires_at?', 'hash'],
+  silo: ['file_uuid', 'file_name', 'region_name', 'is_public', 'created_at', 'updated_at', 'account', 'size', 'version', 'etag', 'oldest'],
+  version: ['file_uuid', 'version', 'updated_at', 'file_name', 'is_public', 'region_name', 'size', 'etag', 'data'],
+  counts: ['accounts', 'keys', 'silos', 'versions'],
+} as const;
+
+/** Storage-internal fields: where data lies, which another engine names differently. */
+const INTERNAL = new Set(['blob', 'tail']);
+
+type Kind = keyof typeof FIELDS;
+
+/** `source`'s fields in the order of `kind`, as one line (without its newline). */
+function line(kind: Kind, source: object, what: () => string): string {
+  const from = source as Record<string, unknown>;
+  const names = FIELDS[kind].map((f) => f.replace('?', ''));
+  for (const name of Object.keys(from)) {
+    if (!names.includes(name) && !INTERNAL.has(name)) throw new UnknownFieldError(`${what()} has a field ${JSON.stringify(name)} that export format ${FORMAT_VERSION} does not carry`);
+  }
+  const out: Record<string, unknown> = { record: kind };
+  for (const name of names) if (from[name] !== undefined) out[name] = from[name];
+  return JSON.stringify(out);
+}
+
+export const headerLine = (silos: number): string => JSON.stringify({ record: FORMAT_NAME, version: FORMAT_VERSION, silos });
+export const accountLine = (a: Account): string => line('account', a, () => `account ${JSON.stringify(a.name)}`);
+export const keyLine = (k: StoredKey): string => line('key', k, () => `a key of account ${JSON.stringify(k.account)}`);
+export const siloLine = (h: SiloHead): string => line('silo', h, () => `silo ${h.file_uuid}`);
+export const countsLine = (c: Counts): string => line('counts', c, () => 'counts');
+export function versionLine(uuid: string, e: VersionEntry, data: string): string {
+  return line('version', { file_uuid: uuid, ...e, data }, () => `version ${e.version} of silo ${uuid}`);
+}
+
+/** A line that is not a record of this format: the message says what is wrong (the caller adds the line number). */
+export class RecordError extends Error {}
+
+type Check = (v: unknown) => boolean;
+const str: Check = (v) => typeof v === 'string';
+const text: Check = (v) => typeof v === 'string' && v.length > 0;
+const time: Check = (v) => typeof v === 'string' && !Number.isNaN(Date.parse(v));
+const bool: Check = (v) => typeof v === 'boolean';
+const count: Check = (v) => Number.isSafeInteger(v) && (v as number) >= 0;
+const positive: Check = (v) => Number.isSafeInteger(v) && (v as number) >= 1;
+const region: Check = (v) => (REGIONS as readonly unknown[]).includes(v);
+const sha256: Check = (v) => typeof v === 'string' && /^[0-9a-f]{64}$/.test(v);
+
+const CHECKS: Record<Kind, Record<string, Check>> = {
+  account: { name: text, plan: text, created_at: time },
+  key: {
+    type: (v) => v === 'manage' || v === 'access',
+    name: text,
+    account: text,
+    created_at: time,
+    duration: (v) => v === undefined || (MANAGE_KEY_DURATIONS as readonly unknown[]).includes(v),
+    expires_at: (v) => v === undefined || v === null || time(v),
+    hash: sha256,
+  },
+  silo: {
+    file_uuid: text,
+    file_name: str,
+    region_name: region,
+    is_public: bool,
+    created_at: time,
+    updated_at: time,
+    account: text,
+    size: count,
+    version: positive,
+    etag: text,
+    oldest: positive,
+  },
+  version: { file_uuid: text, version: positive, updated_at: time, file_name: str, is_public: bool, region_name: region, size: count, etag: text, data: str },
+  counts: { accounts: count, keys: count, silos: count, versions: count },
+};
+
+/** Parses one line into a record of this format, or throws RecordError saying what is wrong. */
+export function parseRecord(raw: string): TransferRecord {
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    throw new RecordError(raw.trim() === '' ? 'an empty line' : 'not JSON');
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new RecordError('not a JSON object');
+  const fields = value as Record<string, unknown>;
+  const kind = fields.record;
+  if (kind === FORMAT_NAME) {
+    if (fields.version !== FORMAT_VERSION) throw new RecordError(`export format version ${JSON.stringify(fields.version)}, this silo reads version ${FORMAT_VERSION}`);
+    if (fields.silos !== undefined && !count(fields.silos)) throw new RecordError('a header with an invalid silos');
+    return value as HeaderRecord;
+  }
+  if (typeof kind !== 'string' || !Object.hasOwn(CHECKS, kind)) throw new RecordError(`unknown record type ${JSON.stringify(kind)}`);
+  const checks = CHECKS[kind as Kind];
+  for (const name of Object.keys(fields)) {
+    if (name !== 'record' && !Object.hasOwn(checks, name)) throw new RecordError(`a ${kind} record with an unknown field ${JSON.stringify(name)}`);
+  }
+  for (const [name, check] of Object.entries(checks)) {
+    if (!check(fields[name])) throw new RecordError(`a ${kind} record with ${fields[name] === undefined ? 'no' : 'an invalid'} ${name}`);
+  }
+  return value as TransferRecord;
+}
+
+/** The head facts of a `silo` line (without `record`). */
+export function siloOf(line: SiloLine): ImportedSilo {
+  const silo: Partial<SiloLine> = { ...line };
+  delete silo.record;
+  return silo as ImportedSilo;
+}

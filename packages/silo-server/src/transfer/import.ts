@@ -1,0 +1,235 @@
+/**
+ * `silo import`: lines of an export (format.ts) written into empty storage, in the order they
+ * come: accounts and keys through storage's own inserts, each silo with its whole history in one
+ * commit (SiloStorage.importSilo) once its last version line is read. A few silos are written at
+ * once (WRITE_AHEAD) while the next lines are read; memory holds those and one silo being read.
+ *
+ * Every line is checked before anything of it is written; the counts line at the end is checked
+ * against the records read, what was written, and what the target then lists. On any failure
+ * (a bad line, a missing counts line, a mismatch, the store failing, an interruption) the import
+ * removes what it wrote (rollback.ts) and says so; if that fails too it says that, loudly: the
+ * target is then left with part of the import, to be emptied before trying again.
+ */
+import type { ImportedVersion, SiloStorage } from 'koa-silo';
+import { emptyCounts, FORMAT_NAME, parseRecord, RecordError, siloOf, type Counts, type SiloLine, type TransferRecord } from './format.js';
+import type { Progress } from './progress.js';
+import { removeImported } from './rollback.js';
+
+/** An import that failed; its message is one line, ending with what became of the target. */
+export class ImportError extends Error {}
+
+/** Silos being written while the next lines are read. */
+const WRITE_AHEAD = 8;
+
+/** A failure of one line of the input: its message names the line. */
+class LineError extends Error {}
+
+const at = (line: number, message: string) => new LineError(`line ${line}: ${message}`);
+
+type Phase = 'header' | 'accounts' | 'keys' | 'silos' | 'end';
+const ORDER: Record<Exclude<TransferRecord['record'], typeof FORMAT_NAME>, Phase> = { account: 'accounts', key: 'keys', silo: 'silos', version: 'silos', counts: 'end' };
+const RANK: Record<Phase, number> = { header: 0, accounts: 1, keys: 2, silos: 3, end: 4 };
+
+/** The silo whose version lines are being read. */
+interface OpenSilo {
+  line: number;
+  silo: SiloLine;
+  versions: ImportedVersion[];
+}
+
+/** Writes in flight, at most `limit`; the first failure is raised by the next add or by settle. */
+class WriteWindow {
+  readonly #inFlight = new Set<Promise<void>>();
+  #failure: unknown;
+  #failed = false;
+
+  constructor(private readonly limit: number) {}
+
+  async add(write: () => Promise<void>): Promise<void> {
+    this.#raise();
+    while (this.#inFlight.size >= this.limit) await Promise.race(this.#inFlight);
+    this.#raise();
+    const running: Promise<void> = write()
+      .catch((error: unknown) => {
+        if (!this.#failed) [this.#failed, this.#failure] = [true, error];
+      })
+      .finally(() => this.#inFlight.delete(running));
+    this.#inFlight.add(running);
+  }
+
+  /** Waits for every write; raises the first failure. */
+  async settle(): Promise<void> {
+    while (this.#inFlight.size > 0) await Promise.race(this.#inFlight);
+    this.#raise();
+  }
+
+  #raise(): void {
+    if (this.#failed) throw this.#failure;
+  }
+}
+
+export interface ImportOptions {
+  progress: Progress;
+  /** Stops the import (then rolled back) when aborted: a signal to the command. */
+  signal?: AbortSignal;
+}
+
+/** Imports `lines` into `storage` (which must be empty); resolves to what was imported. */
+export async function importLines(storage: SiloStorage, lines: AsyncIterable<string>, options: ImportOptions): Promise<Counts> {
+  if (!(await storage.isEmpty())) {
+    throw new ImportError('the target storage is not empty (it holds accounts, keys or silos): import into an empty store; nothing was written');
+  }
+  const created: string[] = [];
+  try {
+    return await importInto(storage, lines, options, created);
+  } catch (error) {
+    options.progress.stop();
+    const reason = error instanceof Error ? error.message : String(error);
+    try {
+      await removeImported(storage, created);
+    } catch (undo) {
+      const why = undo instanceof Error ? undo.message : String(undo);
+      throw new ImportError(
+        `${reason}; removing what this import wrote failed too (${why}): THE TARGET HOLDS PART OF THE IMPORT (accounts ${created.map((n) => JSON.stringify(n)).join(', ')}); empty it before importing again`,
+      );
+    }
+    throw new ImportError(`${reason}; nothing was imported (what this import wrote is removed again)`);
+  }
+}
+
+async function importInto(storage: SiloStorage, lines: AsyncIterable<string>, options: ImportOptions, created: string[]): Promise<Counts> {
+  const { progress, signal } = options;
+  const read = emptyCounts();
+  const written = emptyCounts();
+  const accounts = new Set<string>();
+  const hashes = new Set<string>();
+  const writes = new WriteWindow(WRITE_AHEAD);
+  let phase: Phase = 'header';
+  let open: OpenSilo | undefined;
+  let lineNo = 0;
+  let expected: Counts | undefined;
+
+  /** Queues the write of the open silo, whose version lines are all read. */
+  const writeOpen = async () => {
+    const { silo, versions, line } = open!;
+    open = undefined;
+    await writes.add(async () => {
+      try {
+        await storage.importSilo(siloOf(silo), versions);
+      } catch (error) {
+        throw at(line, `silo ${silo.file_uuid} could not be written: ${error instanceof Error ? error.message : String(error)}`);
+      }
+      written.silos++;
+      written.versions += versions.length;
+      progress.tick(1);
+    });
+  };
+  /** Whether the open silo has every version its line announced. */
+  const complete = () => open !== undefined && open.versions.length === open.silo.version - open.silo.oldest + 1;
+
+  for await (const raw of lines) {
+    lineNo++;
+    if (signal?.aborted) throw new Error(`interrupted at line ${lineNo}`);
+    if (phase === 'end') throw at(lineNo, 'a line after the counts line');
+    let record: TransferRecord;
+    try {
+      record = parseRecord(raw);
+    } catch (error) {
+      if (error instanceof RecordError) throw at(lineNo, error.message);
+      throw error;
+    }
+    if (record.record === FORMAT_NAME) {
+      if (phase !== 'header') throw at(lineNo, 'a second header');
+      phase = 'accounts';
+      progress.start(record.silos ?? 0);
+      continue;
+    }
+    if (phase === 'header') throw at(lineNo, `not a silo export: the first line must be {"record":"${FORMAT_NAME}",...}`);
+    const next = ORDER[record.record];
+    if (RANK[next] < RANK[phase]) throw at(lineNo, `a ${record.record} record after the ${phase} (an export lists accounts, then keys, then silos)`);
+    phase = next;
+
+    switch (record.record) {
+      case 'account': {
+        read.accounts++;
+        const { record: _, ...account } = record;
+        if (!(await storage.insertAccount(account))) throw at(lineNo, `account ${JSON.stringify(account.name)} appears twice`);
+        created.push(account.name);
+        accounts.add(account.name);
+        written.accounts++;
+        break;
+      }
+      case 'key': {
+        read.keys++;
+        const { record: _, ...key } = record;
+        if (!accounts.has(key.account)) throw at(lineNo, `a key of account ${JSON.stringify(key.account)}, which no account line before it names`);
+        if (hashes.has(key.hash)) throw at(lineNo, 'a key whose hash another key has already');
+        if (!(await storage.insertKey(key))) throw at(lineNo, `the ${key.type} key ${JSON.stringify(key.name)} of account ${JSON.stringify(key.account)} appears twice`);
+        hashes.add(key.hash);
+        written.keys++;
+        break;
+      }
+      case 'silo': {
+        if (open) throw at(lineNo, `silo ${open.silo.file_uuid} (line ${open.line}) has ${open.versions.length} of its ${open.silo.version - open.silo.oldest + 1} versions`);
+        read.silos++;
+        if (!accounts.has(record.account)) throw at(lineNo, `silo ${record.file_uuid} of account ${JSON.stringify(record.account)}, which no account line names`);
+        if (record.oldest > record.version) throw at(lineNo, `silo ${record.file_uuid} has oldest ${record.oldest} after its version ${record.version}`);
+        open = { line: lineNo, silo: record, versions: [] };
+        break;
+      }
+      case 'version': {
+        read.versions++;
+        if (!open || open.silo.file_uuid !== record.file_uuid) throw at(lineNo, `a version of silo ${record.file_uuid}, which is not the silo of the lines before it`);
+        const want = open.silo.oldest + open.versions.length;
+        if (record.version !== want) throw at(lineNo, `version ${record.version} of silo ${record.file_uuid} where version ${want} belongs`);
+        if (Buffer.byteLength(record.data, 'utf8') !== record.size) throw at(lineNo, `version ${record.version} of silo ${record.file_uuid} has data of ${Buffer.byteLength(record.data, 'utf8')} bytes, its size says ${record.size}`);
+        const { record: _r, file_uuid: _u, data, ...entry } = record;
+        open.versions.push({ entry, text: data });
+        if (complete()) {
+          const last = entry;
+          if (last.etag !== open.silo.etag || last.size !== open.silo.size || last.updated_at !== open.silo.updated_at) {
+            throw at(lineNo, `the last version of silo ${record.file_uuid} is not the one its silo line describes`);
+          }
+          await writeOpen();
+        }
+        break;
+      }
+      case 'counts': {
+        if (open) throw at(lineNo, `silo ${open.silo.file_uuid} (line ${open.line}) has ${open.versions.length} of its ${open.silo.version - open.silo.oldest + 1} versions`);
+        const { record: _, ...counts } = record;
+        expected = counts;
+        const mismatch = differences(counts, read);
+        if (mismatch) throw at(lineNo, `the counts line says ${mismatch} in the file`);
+        break;
+      }
+    }
+  }
+  await writes.settle();
+  if (!expected) throw new Error(`the input ends after line ${lineNo} without its counts line: it is truncated (or not a whole export)`);
+  const wrote = differences(expected, written);
+  if (wrote) throw new Error(`the counts line says ${wrote} written`);
+  const listed = differences(expected, await listedCounts(storage, written.versions));
+  if (listed) throw new Error(`the counts line says ${listed} in the target after the import`);
+  progress.done(written);
+  return written;
+}
+
+/** `a, b` for every count that differs: "3 silos where there are 2". Undefined when none does. */
+function differences(expected: Counts, actual: Counts): string | undefined {
+  const out = (Object.keys(expected) as (keyof Counts)[])
+    .filter((k) => expected[k] !== actual[k])
+    .map((k) => `${expected[k]} ${k} where there are ${actual[k]}`);
+  return out.length > 0 ? out.join(', ') : undefined;
+}
+
+/** What the target lists now (versions as written: counting them again would read every silo). */
+async function listedCounts(storage: SiloStorage, versions: number): Promise<Counts> {
+  const names = await storage.listAccountNames();
+  let keys = 0;
+  let silos = 0;
+  for (const name of names) {
+    keys += (await storage.listKeys(name)).length;
+    silos += (await storage.index.page(name, 0, 0)).total;
+  }
+  return { accounts: names.length, keys, silos, versions };
+}

@@ -1,0 +1,158 @@
+/**
+ * What the transfer tests share: a store filled through Silo's own services (accounts, keys whose
+ * values are kept to authenticate with later, silos with history: updates, JSON Patch appends so
+ * that tails exist, region moves, pruning by a short history), the `silo` command run in-process
+ * with an input and captured output, and exports compared line by line.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Readable, Writable } from 'node:stream';
+import { createClient } from '@keyv/redis';
+import { REGIONS, type KeyType } from 'koa-silo';
+import { main } from '../src/cli.js';
+import { openSilo } from '../src/serve.js';
+import { silentLogger } from '../src/log.js';
+import { parseStoreUrl } from '../src/stores.js';
+import { oneStore } from '../src/transfer/open-storage.js';
+import { TEST_REDIS_URL } from '../../../test/support/redis.js';
+
+/** The one database of the test Redis that transfer tests own (flushed before and after). */
+export const TRANSFER_REDIS_DB = 9;
+
+export function transferRedisUrl(): string {
+  const url = new URL(TEST_REDIS_URL);
+  url.pathname = `/${TRANSFER_REDIS_DB}`;
+  return url.toString();
+}
+
+/** FLUSHDB of database 9 only. */
+export async function flushTransferRedis(): Promise<void> {
+  const client = createClient({ url: transferRedisUrl(), socket: { connectTimeout: 2000, reconnectStrategy: false } });
+  await client.connect();
+  try {
+    await client.sendCommand(['FLUSHDB']);
+  } finally {
+    await client.close();
+  }
+}
+
+const dirs: string[] = [];
+
+/** A sqlite:// URL of a new file in a fresh temporary directory (removed by removeTempDirs). */
+export function sqliteUrl(label: string): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `silo-transfer-${label}-`));
+  dirs.push(dir);
+  return `sqlite://${path.join(dir, 'silo.sqlite')}`;
+}
+
+export function tempFile(label: string): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `silo-transfer-${label}-`));
+  dirs.push(dir);
+  return path.join(dir, 'export.jsonl');
+}
+
+export function removeTempDirs(): void {
+  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+}
+
+export interface KeyValue {
+  account: string;
+  type: KeyType;
+  value: string;
+}
+
+export interface SeedShape {
+  accounts: number;
+  silos: number;
+  /** Kept versions per silo (older ones pruned). */
+  history?: number;
+}
+
+/**
+ * Fills the (empty) store at `url` through Silo's services; returns the key values made. Silo i:
+ * an object silo updated i % 4 times, or (every third) an array silo appended to by JSON Patch;
+ * every fifth moves to another region; every seventh is public.
+ */
+export async function seed(url: string, shape: SeedShape): Promise<KeyValue[]> {
+  const { silo, stores } = await openSilo({ store: oneStore(parseStoreUrl(url)), sqliteSynchronous: 'normal', historyVersions: shape.history ?? 3 }, silentLogger);
+  const keys: KeyValue[] = [];
+  try {
+    const accounts = Array.from({ length: shape.accounts }, (_, i) => `team-${i}`);
+    for (const account of accounts) {
+      await silo.accounts.createAccount(account);
+      for (const type of ['manage', 'access'] as const) {
+        const created = await silo.accounts.createKey({ account, type, name: `${type}-key`, ...(type === 'manage' ? { duration: 'never' as const } : {}) });
+        keys.push({ account, type, value: created.key });
+      }
+    }
+    const one = async (i: number) => {
+      const account = accounts[i % accounts.length]!;
+      const region = REGIONS[i % REGIONS.length]!;
+      const array = i % 3 === 0;
+      const created = await silo.silos.createText(
+        account,
+        { file_name: `silo ${i} “é”`, region_name: region, is_public: i % 7 === 0 },
+        array ? `[{"n":${i}}]` : `{"n":${i},"text":"${'x'.repeat(i % 50)}","float":1.50}`,
+      );
+      const uuid = created.file_uuid;
+      for (let v = 0; v < i % 4; v++) {
+        if (array) await silo.silos.patch(account, uuid, { type: 'json-patch', operations: [{ op: 'add', path: '/file_data/-', value: { n: i, v } }] });
+        else await silo.silos.updateText(account, uuid, { file_name: `silo ${i} v${v}` }, `{"n":${i},"v":${v}}`);
+      }
+      if (i % 5 === 0) await silo.silos.update(account, uuid, { region_name: REGIONS[(i + 1) % REGIONS.length]! });
+    };
+    // A few at a time: quicker, and created_at values that tie are listed by uuid, as on every engine.
+    for (let i = 0; i < shape.silos; i += 8) await Promise.all(Array.from({ length: Math.min(8, shape.silos - i) }, (_, j) => one(i + j)));
+  } finally {
+    await silo.close();
+    await stores.close();
+  }
+  return keys;
+}
+
+/** Whether every key value still authenticates, as its account and type, on the store at `url`. */
+export async function authenticates(url: string, keys: KeyValue[]): Promise<boolean> {
+  const { silo, stores } = await openSilo({ store: oneStore(parseStoreUrl(url)), sqliteSynchronous: 'normal' }, silentLogger);
+  try {
+    for (const key of keys) {
+      const principal = await silo.accounts.authenticate(key.value, key.type);
+      if (principal.account !== key.account) return false;
+    }
+    return true;
+  } finally {
+    await silo.close();
+    await stores.close();
+  }
+}
+
+export interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** `silo ARGS` in this process, with `stdin` as its input; SILO_STORE_URL is `store` when given. */
+export async function silo(args: string[], opts: { store?: string; stdin?: string } = {}): Promise<Run> {
+  let stdout = '';
+  let stderr = '';
+  const code = await main(args, {
+    stdout: (t) => void (stdout += t),
+    stderr: (t) => void (stderr += t),
+    env: opts.store ? { SILO_STORE_URL: opts.store } : {},
+    cwd: os.tmpdir(),
+    stdin: Readable.from(opts.stdin === undefined ? [] : [Buffer.from(opts.stdin)]),
+    stdoutStream: new Writable({ write: (chunk: Buffer, _enc, done) => ((stdout += chunk.toString()), done()) }),
+  });
+  return { code, stdout, stderr };
+}
+
+/** The export of the store at `url` (the command must succeed). */
+export async function exportOf(url: string): Promise<string> {
+  const run = await silo(['export'], { store: url });
+  if (run.code !== 0) throw new Error(`export of ${url} failed: ${run.stderr}`);
+  return run.stdout;
+}
+
+/** An export's lines sorted: equal for the same logical store whatever engine held it. */
+export const sorted = (text: string): string[] => text.trimEnd().split('\n').sort();

@@ -1,0 +1,199 @@
+/**
+ * `silo export` / `silo import` (issue 11) on real stores, through the command in-process: round
+ * trips on SQLite and PostgreSQL (export → import → export, equal line for line; the old keys
+ * authenticate), and bad input (a malformed line, an unknown record, a truncated file, counts that
+ * do not match, a target that is not empty), after each of which the target is empty again.
+ * Redis is in transfer-migrate.test.ts, which owns the test Redis's database 9.
+ */
+import fs from 'node:fs';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { postgresAvailable, testSchema, type TestSchema } from '../../../test/support/postgres.js';
+import { openStorage, oneStore } from '../src/transfer/open-storage.js';
+import { parseStoreUrl } from '../src/stores.js';
+import { authenticates, exportOf, removeTempDirs, seed, silo, sorted, sqliteUrl, tempFile, type KeyValue } from './transfer-fixtures.js';
+
+const havePostgres = await postgresAvailable();
+
+afterAll(() => removeTempDirs());
+
+/** Every row of every table of a SQLite store (0: nothing of Silo is left in it). */
+function sqliteRows(url: string): number {
+  const db = new Database(parseStoreUrl(url).url.slice('sqlite://'.length), { readonly: true });
+  try {
+    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[];
+    return tables.reduce((n, t) => n + (db.prepare(`SELECT count(*) AS c FROM "${t.name}"`).get() as { c: number }).c, 0);
+  } finally {
+    db.close();
+  }
+}
+
+async function isEmpty(url: string): Promise<boolean> {
+  const opened = await openStorage(oneStore(parseStoreUrl(url)));
+  try {
+    return await opened.storage.isEmpty();
+  } finally {
+    await opened.close();
+  }
+}
+
+describe('export and import on SQLite', () => {
+  const source = sqliteUrl('source');
+  let keys: KeyValue[];
+  let exported: string;
+
+  beforeAll(async () => {
+    keys = await seed(source, { accounts: 3, silos: 60 });
+    exported = await exportOf(source);
+  }, 60_000);
+
+  it('writes a header, accounts, keys, silos with their history, and the counts; never a key value or a blob id', () => {
+    const lines = exported.trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines[0]).toEqual({ record: 'silo-export', version: 1, silos: 60 });
+    expect(lines.at(-1)).toMatchObject({ record: 'counts', accounts: 3, keys: 6, silos: 60 });
+    const kinds = lines.map((l) => l.record);
+    expect(kinds.indexOf('key')).toBeGreaterThan(kinds.lastIndexOf('account'));
+    expect(kinds.indexOf('silo')).toBeGreaterThan(kinds.lastIndexOf('key'));
+    for (const key of keys) expect(exported).not.toContain(key.value);
+    expect(exported).not.toMatch(/"blob"|"tail"/);
+    const versions = lines.filter((l) => l.record === 'version');
+    expect(versions.length).toBe((lines.at(-1) as { versions: number }).versions);
+    // Pruned history (3 kept) and appends (tails) are both there.
+    expect(lines.some((l) => l.record === 'silo' && (l.oldest as number) > 1)).toBe(true);
+    expect(versions.some((v) => (v.data as string).startsWith('[') && (v.data as string).includes('"v":2'))).toBe(true);
+  });
+
+  it('round trip: import into a new store, export again: the same lines; the old keys authenticate', async () => {
+    const target = sqliteUrl('target');
+    const run = await silo(['import'], { store: target, stdin: exported });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(/silo import: 60\/60 silos in .* 3 accounts, 6 keys, 60 silos, \d+ versions/);
+    expect(sorted(await exportOf(target))).toEqual(sorted(exported));
+    expect(await authenticates(target, keys)).toBe(true);
+  }, 30_000);
+
+  it('--out writes a file (never a half one), --in reads it', async () => {
+    const file = tempFile('out');
+    const out = await silo(['export', '--out', file], { store: source });
+    expect(out.code, out.stderr).toBe(0);
+    expect(out.stdout).toBe('');
+    expect(fs.existsSync(`${file}.partial`)).toBe(false);
+    expect(fs.readFileSync(file, 'utf8')).toBe(exported);
+    const target = sqliteUrl('in');
+    const run = await silo(['import', '--in', file], { store: target });
+    expect(run.code, run.stderr).toBe(0);
+    expect(sorted(await exportOf(target))).toEqual(sorted(exported));
+  }, 30_000);
+
+  describe('bad input: exit 1, one clear line, the target empty again', () => {
+    const lines = () => exported.trimEnd().split('\n');
+    /** Imports `text` into a new store: the failure's last stderr line; the store must be empty after. */
+    async function fails(text: string): Promise<string> {
+      const target = sqliteUrl('bad');
+      const run = await silo(['import'], { store: target, stdin: text });
+      expect(run.code, run.stderr).toBe(1);
+      expect(await isEmpty(target)).toBe(true);
+      expect(sqliteRows(target)).toBe(0);
+      return run.stderr.trimEnd().split('\n').at(-1)!;
+    }
+
+    it('a malformed line: its number', async () => {
+      const l = lines();
+      const bad = [...l.slice(0, 40), '{"record":"silo", oops', ...l.slice(40)].join('\n');
+      expect(await fails(bad)).toMatch(/^silo import: line 41: not JSON; nothing was imported \(what this import wrote is removed again\)$/);
+    });
+
+    it('an unknown record type', async () => {
+      const l = lines();
+      const bad = [...l.slice(0, 5), '{"record":"webhook","url":"https://example.test"}', ...l.slice(5)].join('\n');
+      expect(await fails(bad)).toMatch(/^silo import: line 6: unknown record type "webhook"; nothing was imported/);
+    });
+
+    it('a truncated file (no counts line)', async () => {
+      const l = lines();
+      // Cut after a whole silo: every line is fine, only the end is missing.
+      const cut = l.findLastIndex((line, i) => i < l.length - 1 && JSON.parse(l[i + 1]!).record === 'silo');
+      expect(await fails(l.slice(0, cut + 1).join('\n'))).toMatch(/^silo import: the input ends after line \d+ without its counts line: it is truncated .*nothing was imported/);
+      expect(await fails(l.slice(0, -1).join('\n') + '\n')).toMatch(/without its counts line/);
+    });
+
+    it('counts that do not match', async () => {
+      const l = lines();
+      const counts = JSON.parse(l.at(-1)!) as Record<string, number>;
+      const bad = [...l.slice(0, -1), JSON.stringify({ ...counts, silos: counts.silos! + 1 })].join('\n');
+      expect(await fails(bad)).toMatch(new RegExp(`^silo import: line ${l.length}: the counts line says ${counts.silos! + 1} silos where there are ${counts.silos} in the file; nothing was imported`));
+      // A silo line dropped with its versions: the counts no longer match either.
+      const first = l.findIndex((line) => JSON.parse(line).record === 'silo');
+      const next = l.findIndex((line, i) => i > first && JSON.parse(line).record === 'silo');
+      expect(await fails([...l.slice(0, first), ...l.slice(next)].join('\n'))).toMatch(/the counts line says 60 silos where there are 59(, \d+ versions where there are \d+)? in the file/);
+    });
+
+    it('a version whose data does not match its size, a version out of place', async () => {
+      const l = lines();
+      const i = l.findIndex((line) => JSON.parse(line).record === 'version');
+      const v = JSON.parse(l[i]!) as Record<string, unknown>;
+      const changed = [...l.slice(0, i), JSON.stringify({ ...v, data: `${v.data as string} ` }), ...l.slice(i + 1)].join('\n');
+      expect(await fails(changed)).toMatch(new RegExp(`^silo import: line ${i + 1}: version \\d+ of silo \\S+ has data of \\d+ bytes, its size says \\d+`));
+      const swapped = [...l.slice(0, i), JSON.stringify({ ...v, version: (v.version as number) + 1 }), ...l.slice(i + 1)].join('\n');
+      expect(await fails(swapped)).toMatch(new RegExp(`^silo import: line ${i + 1}: version \\d+ of silo \\S+ where version \\d+ belongs`));
+    });
+
+    it('not an export at all', async () => {
+      expect(await fails('{"hello":"world"}\n')).toMatch(/^silo import: line 1: unknown record type undefined/);
+      expect(await fails(lines().slice(1).join('\n'))).toMatch(/^silo import: line 1: not a silo export/);
+    });
+
+    it('a target that is not empty is refused before anything is read; nothing is written', async () => {
+      const target = sqliteUrl('busy');
+      expect((await silo(['accounts', 'create', 'someone'], { store: target })).code).toBe(0);
+      const before = await exportOf(target);
+      const run = await silo(['import'], { store: target, stdin: exported });
+      expect(run.code).toBe(1);
+      expect(run.stderr.trimEnd().split('\n').at(-1)).toBe(
+        'silo import: the target storage is not empty (it holds accounts, keys or silos): import into an empty store; nothing was written',
+      );
+      expect(await exportOf(target)).toBe(before);
+    });
+  });
+});
+
+describe.skipIf(!havePostgres)('export and import on PostgreSQL', () => {
+  let source: TestSchema;
+  let target: TestSchema;
+  beforeAll(async () => {
+    [source, target] = await Promise.all([testSchema('transfer_src'), testSchema('transfer_dst')]);
+  });
+  afterAll(async () => {
+    await Promise.all([source?.drop(), target?.drop()]);
+  });
+
+  it('round trip: the same lines; the old keys authenticate; a second import is refused', async () => {
+    const keys = await seed(source.storeUrl(), { accounts: 3, silos: 30 });
+    const exported = await exportOf(source.storeUrl());
+    const run = await silo(['import'], { store: target.storeUrl(), stdin: exported });
+    expect(run.code, run.stderr).toBe(0);
+    expect(sorted(await exportOf(target.storeUrl()))).toEqual(sorted(exported));
+    expect(await authenticates(target.storeUrl(), keys)).toBe(true);
+    const again = await silo(['import'], { store: target.storeUrl(), stdin: exported });
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/the target storage is not empty/);
+  }, 60_000);
+
+  it('a failure after silos were written leaves the schema empty', async () => {
+    const other = await testSchema('transfer_bad');
+    try {
+      const exported = await exportOf(source.storeUrl());
+      const l = exported.trimEnd().split('\n');
+      const run = await silo(['import'], { store: other.storeUrl(), stdin: [...l.slice(0, -3), 'garbage'].join('\n') });
+      expect(run.code).toBe(1);
+      expect(run.stderr).toMatch(new RegExp(`line ${l.length - 2}: not JSON; nothing was imported`));
+      expect(await isEmpty(other.storeUrl())).toBe(true);
+      const { rows } = await other.pool.query<{ n: string }>(
+        `SELECT (SELECT count(*) FROM main) + (SELECT count(*) FROM main_index) + (SELECT count(*) FROM region_api) + (SELECT count(*) FROM region_sg_01_api) + (SELECT count(*) FROM region_usc_01_api) AS n`,
+      );
+      expect(Number(rows[0]!.n)).toBe(0);
+    } finally {
+      await other.drop();
+    }
+  }, 60_000);
+});
