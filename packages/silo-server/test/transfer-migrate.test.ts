@@ -1,16 +1,18 @@
 /**
- * `silo migrate` across engines (issue 11): SQLite → PostgreSQL → Redis → SQLite on a store of
- * 3 accounts, 1 000 silos with history (updates, appends, region moves, pruning) and keys; the
+ * `silo migrate` across engines (issue 11): SQLite → PostgreSQL → Redis Cluster (three masters of
+ * the test's own) → Redis → SQLite on a store of 3 accounts, 1 000 silos with history (updates, appends, region moves, pruning) and keys; the
  * final export equals the first line for line, and the original keys authenticate on the final
  * store. Also the export/import round trip on Redis. This file owns database 9 of the test Redis
- * (flushed before and after; no other database is touched). The Redis Cluster leg comes later.
+ * (flushed before and after; no other database is touched).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresAvailable, testSchema, type TestSchema } from '../../../test/support/postgres.js';
 import { redisAvailable } from '../../../test/support/redis.js';
+import { clusterAvailable, clusterForSuite } from '../../../test/support/redis-cluster.js';
 import { authenticates, exportOf, flushTransferRedis, removeTempDirs, seed, silo, sorted, sqliteUrl, transferRedisUrl } from './transfer-fixtures.js';
 
 const haveRedis = await redisAvailable();
+const haveCluster = clusterAvailable();
 const havePostgres = await postgresAvailable();
 
 describe.skipIf(!haveRedis)('export and import on Redis (database 9)', () => {
@@ -46,13 +48,17 @@ describe.skipIf(!haveRedis)('export and import on Redis (database 9)', () => {
   }, 60_000);
 });
 
-describe.skipIf(!haveRedis || !havePostgres)('migrate SQLite → PostgreSQL → Redis → SQLite', () => {
+describe.skipIf(!haveRedis || !havePostgres || !haveCluster)('migrate SQLite → PostgreSQL → Redis Cluster → Redis → SQLite', () => {
   let schema: TestSchema;
+  const cluster = clusterForSuite();
+  let clusterUrl: string;
   beforeAll(async () => {
     await flushTransferRedis();
     schema = await testSchema('transfer_migrate');
-  });
+    clusterUrl = await cluster.open();
+  }, 60_000);
   afterAll(async () => {
+    await cluster.close();
     await schema?.drop();
     await flushTransferRedis();
     removeTempDirs();
@@ -68,7 +74,8 @@ describe.skipIf(!haveRedis || !havePostgres)('migrate SQLite → PostgreSQL → 
 
     const legs: [string, string][] = [
       [first, schema.storeUrl()],
-      [schema.storeUrl(), transferRedisUrl()],
+      [schema.storeUrl(), clusterUrl],
+      [clusterUrl, transferRedisUrl()],
       [transferRedisUrl(), last],
     ];
     for (const [from, to] of legs) {
@@ -77,7 +84,8 @@ describe.skipIf(!haveRedis || !havePostgres)('migrate SQLite → PostgreSQL → 
       expect(run.code, run.stderr).toBe(0);
       expect(run.stderr).toMatch(/silo migrate: 1000\/1000 silos in .*: 3 accounts, 6 keys, 1000 silos, \d+ versions/);
       // The figure the issue asks for, seen in the test log.
-      console.log(`migrate ${from.split(':')[0]} → ${to.split(':')[0]}: ${Math.round(1000 / ((Date.now() - started) / 1000))} silos/s (${counts.versions} versions)`);
+      const engine = (url: string) => (url === clusterUrl ? 'redis-cluster' : url.split(':')[0]);
+      console.log(`migrate ${engine(from)} → ${engine(to)}: ${Math.round(1000 / ((Date.now() - started) / 1000))} silos/s (${counts.versions} versions)`);
     }
     expect(sorted(await exportOf(last))).toEqual(sorted(original));
     expect(await authenticates(last, keys)).toBe(true);
