@@ -18,6 +18,8 @@ import { createServices } from './service/index.js';
 import type { AccountService, SiloService } from './service/types.js';
 import { createStorage, type Coordination, type SweepReport } from './storage/index.js';
 import { startSweeper } from './storage/sweeper.js';
+import { createWebhookService, type WebhookService } from './webhooks/service.js';
+import { startDeliveryWorker } from './webhooks/worker.js';
 
 export interface Silo {
   /** The whole API as one Koa middleware: `app.use(silo.middleware())`. */
@@ -26,6 +28,8 @@ export interface Silo {
   accounts: AccountService;
   /** Silos of an account, the same rules as the HTTP API. */
   silos: SiloService;
+  /** Webhooks of an account (create, list, remove, deliveries), the same rules as the HTTP API. */
+  webhooks: WebhookService;
   /** The OpenAPI 3.1 document served at /api/v1/openapi.json. */
   openapi: Record<string, unknown>;
   /**
@@ -58,13 +62,21 @@ export function createSilo(options: SiloOptions = {}): Silo {
   const bus =
     options.events ??
     defaultEventBus(main, { prefix: options.storage?.prefix, timeoutMs: options.storage?.timeoutMs, onError: resolved.logger.error });
+  const webhooks = createWebhookService(storage, {
+    maxPerAccount: resolved.webhooks.maxPerAccount,
+    allowPrivate: resolved.webhooks.allowPrivate,
+  });
   const { accounts, silos } = createServices(storage, {
     plans: resolved.plans,
     parseGate: parseGateOf(admission),
     onCommit: (event) => bus.publish(event),
+    outboxFor: (event) => webhooks.outboxFor(event),
   });
   const openapi = buildOpenApi(resolved);
-  const http = createHttp({ accounts, silos, options: resolved, admission, openapiText: JSON.stringify(openapi), bus });
+  const http = createHttp({ accounts, silos, options: resolved, admission, openapiText: JSON.stringify(openapi), bus, webhooks });
+  const worker = resolved.webhooks.deliver
+    ? startDeliveryWorker({ storage, allowPrivate: resolved.webhooks.allowPrivate, timing: resolved.webhooks.timing, logger: resolved.logger })
+    : undefined;
   let closing: Promise<void> | undefined;
   const sweep = () => storage.sweep();
   const sweeper = startSweeper(sweep, resolved.sweepIntervalMs, resolved.logger);
@@ -73,6 +85,7 @@ export function createSilo(options: SiloOptions = {}): Silo {
     middleware: () => http.middleware,
     accounts,
     silos,
+    webhooks,
     openapi,
     coordination: storage.coordination,
     sweep,
@@ -80,6 +93,7 @@ export function createSilo(options: SiloOptions = {}): Silo {
     close() {
       closing ??= (async () => {
         sweeper.stop();
+        await worker?.stop();
         http.endStreams();
         http.clear();
         // A bus given in the options is its giver's to close, like its stores' clients.

@@ -5,6 +5,8 @@ import type Keyv from 'keyv';
 import { REGIONS, type Region } from './service/types.js';
 import { normalizeOrigin, type CorsOrigins } from './http/cors.js';
 import type { EventBus } from './events/types.js';
+import { MAX_WEBHOOKS_PER_ACCOUNT } from './schemas/webhook.js';
+import { DEFAULT_DELIVERY_TIMING, type DeliveryTiming } from './webhooks/timing.js';
 
 export interface Plan {
   /** Largest compact JSON text of `file_data`, in bytes (the request body may carry a small envelope more). */
@@ -107,6 +109,19 @@ export interface SiloOptions {
   maxStreamsPerClient?: number;
   /** How often an idle event stream gets a keep-alive comment (ms). Default 15 000. */
   eventsKeepAliveMs?: number;
+  /** Webhooks (contract §12). */
+  webhooks?: WebhookOptions;
+}
+
+export interface WebhookOptions {
+  /** Run the delivery worker in this instance. Default true (every instance may: claims keep them apart). */
+  deliver?: boolean;
+  /** Let webhooks reach loopback, private and link-local addresses (a test set-up, an intranet). Default false. */
+  allowPrivate?: boolean;
+  /** Webhooks per account. Default 10. */
+  maxPerAccount?: number;
+  /** Poll interval, attempt time limit, backoff, give-up and disable times (tests shorten them). */
+  timing?: Partial<DeliveryTiming>;
 }
 
 export const DEFAULT_HOSTS: Record<Region, string> = {
@@ -151,6 +166,7 @@ export interface ResolvedOptions {
   sweepIntervalMs: number;
   maxStreamsPerClient: number;
   eventsKeepAliveMs: number;
+  webhooks: { deliver: boolean; allowPrivate: boolean; maxPerAccount: number; timing: DeliveryTiming };
 }
 
 export function resolveOptions(options: SiloOptions = {}): ResolvedOptions {
@@ -191,6 +207,12 @@ export function resolveOptions(options: SiloOptions = {}): ResolvedOptions {
     sweepIntervalMs: options.sweepIntervalMs ?? DEFAULT_SWEEP_INTERVAL_MS,
     maxStreamsPerClient: positiveInteger('maxStreamsPerClient', options.maxStreamsPerClient, DEFAULT_MAX_STREAMS_PER_CLIENT),
     eventsKeepAliveMs: positiveInteger('eventsKeepAliveMs', options.eventsKeepAliveMs, 15_000),
+    webhooks: {
+      deliver: options.webhooks?.deliver ?? true,
+      allowPrivate: options.webhooks?.allowPrivate ?? false,
+      maxPerAccount: positiveInteger('webhooks.maxPerAccount', options.webhooks?.maxPerAccount, MAX_WEBHOOKS_PER_ACCOUNT),
+      timing: { ...DEFAULT_DELIVERY_TIMING, ...options.webhooks?.timing },
+    },
   };
 }
 

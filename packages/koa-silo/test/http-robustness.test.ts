@@ -349,6 +349,9 @@ describe('paths and methods', () => {
         '/api/v1/manage/events',
         '/{file_uuid}/events',
         '/public/{file_uuid}/events',
+        '/api/v1/manage/webhooks',
+        '/api/v1/manage/webhooks/{id}',
+        '/api/v1/manage/webhooks/{id}/deliveries',
       ].sort(),
     );
   });

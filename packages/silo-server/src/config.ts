@@ -38,6 +38,8 @@ export interface ServerConfig {
   /** Event streams one client may hold open; undefined keeps koa-silo's default (20). */
   maxStreamsPerClient?: number;
   publicQueries: boolean;
+  /** Webhooks may reach loopback, private and link-local addresses (SILO_WEBHOOK_ALLOW_PRIVATE). */
+  webhookAllowPrivate?: boolean;
   trustProxy: boolean;
   tls?: { certPath: string; keyPath: string };
   sqliteSynchronous: SqliteSynchronous;
@@ -107,6 +109,7 @@ export const SETTINGS: Setting[] = [
   { env: 'SILO_HISTORY_VERSIONS', flag: 'history-versions', kind: 'string', default: '20', help: 'versions each silo keeps in history, the current one included (1 to 1000)' },
   { env: 'SILO_MAX_STREAMS_PER_CLIENT', flag: 'max-streams-per-client', kind: 'string', default: '20', help: 'event streams (server-sent events) one client may hold open; more are refused with 429' },
   { env: 'SILO_MEMORY_BUDGET', flag: 'memory-budget', kind: 'string', default: '512MiB', help: 'memory for large data (caches, bodies being read, data being parsed); past it, large requests wait 2 s, then 503' },
+  { env: 'SILO_WEBHOOK_ALLOW_PRIVATE', flag: 'webhook-allow-private', kind: 'boolean', default: 'false', help: 'let webhooks reach loopback, private and link-local addresses (an intranet, a test set-up)' },
   { env: 'SILO_PUBLIC_QUERIES', flag: 'public-queries', kind: 'boolean', default: 'false', help: 'allow query and search parameters on /public/<uuid>' },
   { env: 'SILO_TRUST_PROXY', flag: 'trust-proxy', kind: 'boolean', default: 'false', help: 'take the client address from X-Forwarded-For' },
   { env: 'SILO_TLS_CERT', flag: 'tls-cert', kind: 'string', default: '', help: 'PEM certificate file: serve HTTPS (needs SILO_TLS_KEY)' },
@@ -337,6 +340,7 @@ export function loadConfig(env: Env = process.env, flags: Flags = {}, cwd = proc
     ...(memoryBudgetBytes !== undefined ? { memoryBudgetBytes } : {}),
     ...(maxStreamsPerClient !== undefined ? { maxStreamsPerClient } : {}),
     publicQueries: read.boolean('SILO_PUBLIC_QUERIES'),
+    ...(read.boolean('SILO_WEBHOOK_ALLOW_PRIVATE') ? { webhookAllowPrivate: true } : {}),
     trustProxy: read.boolean('SILO_TRUST_PROXY'),
     ...(tls ? { tls } : {}),
     ...(maxConnections !== undefined ? { maxConnections } : {}),

@@ -68,6 +68,7 @@ export function siloOptions(config: ServerConfig, stores: Stores, logger: Logger
     ...(stores.postgres ? { events: new PostgresBus(stores.postgres, (msg, fields) => logger.warn(msg, fields)) } : {}),
     ...(config.maxStreamsPerClient !== undefined ? { maxStreamsPerClient: config.maxStreamsPerClient } : {}),
     publicQueries: config.publicQueries,
+    ...(config.webhookAllowPrivate ? { webhooks: { allowPrivate: true } } : {}),
     ...(config.corsOrigins ? { corsOrigins: config.corsOrigins } : {}),
     trustProxy: config.trustProxy,
     ...(config.memoryBudgetBytes !== undefined ? { memoryBudgetBytes: config.memoryBudgetBytes } : {}),

@@ -10,6 +10,8 @@ import { createAuth } from './auth.js';
 import { keyedCors, preflight } from './cors.js';
 import { dataHandlers } from './data.js';
 import { eventHandlers } from './events.js';
+import { webhookHandlers } from './webhooks.js';
+import type { WebhookService } from '../webhooks/service.js';
 import type { EventBus } from '../events/types.js';
 import { MethodNotAllowedError, PathNotFoundError, renderError } from './errors.js';
 import { manageHandlers } from './manage.js';
@@ -31,6 +33,7 @@ export interface HttpDeps {
   openapiText: string;
   /** Where committed writes are heard (the change feed). */
   bus: EventBus;
+  webhooks: WebhookService;
 }
 
 export interface SiloHttp {
@@ -77,6 +80,8 @@ export function createHttp(deps: HttpDeps): SiloHttp {
     maxStreamsPerClient: options.maxStreamsPerClient,
   });
 
+  const hooks = webhookHandlers({ auth, webhooks: deps.webhooks, maxJsonDepth: options.maxJsonDepth });
+
   const cors = keyedCors(options.corsOrigins);
   /** Addresses that allow every origin themselves; every other Silo address is keyed. */
   const anyOrigin = (path: string) => PATTERNS.publicData.test(path) || PATTERNS.publicEvents.test(path) || PATTERNS.openapi.test(path);
@@ -92,6 +97,9 @@ export function createHttp(deps: HttpDeps): SiloHttp {
     { pattern: PATTERNS.create, methods: { POST: manage.create } },
     { pattern: PATTERNS.list, methods: { GET: manage.list } },
     { pattern: PATTERNS.accountEvents, methods: { GET: events.accountEvents } },
+    { pattern: PATTERNS.webhooks, methods: { GET: hooks.list, POST: hooks.create } },
+    { pattern: PATTERNS.webhook, methods: { DELETE: hooks.remove } },
+    { pattern: PATTERNS.deliveries, methods: { GET: hooks.deliveries } },
     { pattern: PATTERNS.meta, methods: { GET: manage.meta } },
     { pattern: PATTERNS.silo, methods: { GET: manage.get, PATCH: manage.update, DELETE: manage.delete } },
     { pattern: PATTERNS.versions, methods: { GET: history.list } },

@@ -25,6 +25,7 @@ import {
   versionInfo,
   versionList,
 } from './silo.js';
+import { createWebhookBody, deliveryList, webhookCreated, webhookInfo, webhookList } from './webhook.js';
 
 export const OPENAPI_VERSION = '0.1.0';
 
@@ -44,6 +45,11 @@ const SCHEMAS: Record<string, object> = {
   VersionList: versionList,
   VersionData: versionData,
   FileData: fileData,
+  WebhookCreate: createWebhookBody,
+  WebhookInfo: webhookInfo,
+  WebhookCreated: webhookCreated,
+  WebhookList: webhookList,
+  DeliveryList: deliveryList,
   HTTPError: httpError,
   HTTPValidationError: validationError,
   ValidationIssue: validationIssue,
@@ -142,6 +148,8 @@ const EVENT_PARAMS = [
   { name: 'data', in: 'query', required: false, description: '`1`: each update carries `file_data`.', schema: { type: 'string', enum: ['1'] } },
 ];
 
+const WEBHOOK_ID = { name: 'id', in: 'path', required: true, description: 'The webhook (`wh_...`).', schema: { type: 'string' } };
+
 const EVENT_STREAM = {
   description: 'A stream of server-sent events, open until the silo is deleted or moved, the key revoked, or the client leaves.',
   content: { 'text/event-stream': { schema: { type: 'string' } } },
@@ -198,6 +206,7 @@ export function buildOpenApi(options: OpenApiOptions): Record<string, unknown> {
       { name: 'history', description: 'The versions of a silo: list, read, restore (manage key).' },
       { name: 'data', description: "Read a silo's JSON, with query and search parameters on the private address." },
       { name: 'events', description: 'Change feeds as server-sent events: one silo (access key, or public), or a whole account (manage key).' },
+      { name: 'webhooks', description: 'Signed POSTs of silo changes to URLs of the account (manage key).' },
       { name: 'meta', description: 'This document.' },
     ],
     paths: {
@@ -476,6 +485,53 @@ export function buildOpenApi(options: OpenApiOptions): Record<string, unknown> {
             'Server-sent events `create`, `update` (a region move too) and `delete`; `data` is the silo\'s metadata fields, `file_uuid` and `version`. No replay. Ends when the key is revoked (checked every second).',
           security: [{ ManageKey: [] }],
           responses: { '200': EVENT_STREAM, ...MANAGE_ERRORS },
+        },
+      },
+      '/api/v1/manage/webhooks': {
+        post: {
+          tags: ['webhooks'],
+          operationId: 'createWebhook',
+          summary: 'Register a webhook; the answer shows its signing secret, this once',
+          description:
+            'Deliveries are POSTs of `{"type", "timestamp", "data"}` signed as the Standard Webhooks specification says (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256>`). At least once: recorded with the write, retried with exponential backoff for 72 h (the first retry within 30 s), the same `webhook-id` on every retry; an endpoint failing every attempt for 5 days is disabled. Redirects are not followed.',
+          security: [{ ManageKey: [] }],
+          parameters: [manageKey],
+          requestBody: { required: true, content: json(ref('WebhookCreate')) },
+          responses: {
+            '201': { description: 'Created.', content: json(ref('WebhookCreated')) },
+            '413': response('PayloadTooLarge'),
+            '415': response('UnsupportedMediaType'),
+            '422': response('ValidationFailed'),
+            ...MANAGE_ERRORS,
+          },
+        },
+        get: {
+          tags: ['webhooks'],
+          operationId: 'listWebhooks',
+          summary: "The account's webhooks (never their secrets)",
+          security: [{ ManageKey: [] }],
+          parameters: [manageKey],
+          responses: { '200': { description: 'Every webhook of the account.', content: json(ref('WebhookList')) }, ...MANAGE_ERRORS },
+        },
+      },
+      '/api/v1/manage/webhooks/{id}': {
+        delete: {
+          tags: ['webhooks'],
+          operationId: 'deleteWebhook',
+          summary: 'Remove a webhook (its pending deliveries are dropped)',
+          security: [{ ManageKey: [] }],
+          parameters: [manageKey, WEBHOOK_ID],
+          responses: { '204': { description: 'Removed.' }, '404': response('NotFound'), ...MANAGE_ERRORS },
+        },
+      },
+      '/api/v1/manage/webhooks/{id}/deliveries': {
+        get: {
+          tags: ['webhooks'],
+          operationId: 'listDeliveries',
+          summary: "A webhook's recent delivery attempts, newest first (the last 50)",
+          security: [{ ManageKey: [] }],
+          parameters: [manageKey, WEBHOOK_ID],
+          responses: { '200': { description: 'Recent attempts.', content: json(ref('DeliveryList')) }, '404': response('NotFound'), ...MANAGE_ERRORS },
         },
       },
       '/api/v1/openapi.json': {

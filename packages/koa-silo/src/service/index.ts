@@ -20,7 +20,7 @@ export interface Services {
 /** Both services over one storage, with the same plans and clock. */
 export function createServices(
   storage: SiloStorage,
-  options: { plans?: Plans; now?: Clock; parseGate?: ParseGate; onCommit?: SiloServiceOptions['onCommit'] } = {},
+  options: { plans?: Plans; now?: Clock; parseGate?: ParseGate } & Pick<SiloServiceOptions, 'onCommit' | 'outboxFor'> = {},
 ): Services {
   const accounts = createAccountService(storage, options);
   // One cache of plan names for both (authentication and the silo service's limits).

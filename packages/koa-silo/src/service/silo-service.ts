@@ -10,7 +10,8 @@
  */
 import { NotFoundError, PayloadTooLargeError, PreconditionFailedError, StorageUnavailableError } from '../errors.js';
 import type { SiloEvent } from '../events/types.js';
-import type { NextVersion, SiloHead, SiloStorage } from '../storage/types.js';
+import type { NewSilo, NextVersion, SiloHead, SiloStorage } from '../storage/types.js';
+import type { PendingDelivery } from '../webhooks/types.js';
 import { isoTime, nextUpdatedAt, systemClock, type Clock } from './clock.js';
 import { parseData } from './data-json.js';
 import { cachedPlanNames, type PlanNameOf } from './plan-names.js';
@@ -51,6 +52,8 @@ export interface SiloServiceOptions {
   planOf?: PlanNameOf;
   /** Told of every committed write, after its commit (the change feed's source). Must not throw. */
   onCommit?: (event: SiloEvent) => void;
+  /** The webhook deliveries a write owes, recorded in its commit (see webhooks/). Default: none. */
+  outboxFor?: (event: SiloEvent) => Promise<PendingDelivery[]>;
 }
 
 export const MAX_PER_PAGE = 100;
@@ -59,8 +62,26 @@ export const MAX_PER_PAGE = 100;
 const WRITE_ATTEMPTS = 5;
 
 
+/** What a write of `next` over `current` tells the change feed and webhooks, known before its commit. */
+function writeEvent(current: SiloHead, next: NextVersion): SiloEvent {
+  const moving = next.region_name !== current.region_name;
+  return {
+    type: moving ? 'move' : 'update',
+    account: current.account,
+    silo: {
+      ...metaOf(current),
+      file_name: next.file_name,
+      region_name: next.region_name,
+      is_public: next.is_public,
+      updated_at: next.updated_at,
+      version: current.version + 1,
+    },
+    ...(moving ? { from_region: current.region_name } : {}),
+  };
+}
+
 /** The six fields a listing shows. */
-function metaOf(record: SiloRecord): SiloMeta {
+function metaOf(record: SiloMeta): SiloMeta {
   return {
     file_name: record.file_name,
     file_uuid: record.file_uuid,
@@ -123,13 +144,7 @@ export function createSiloService(storage: SiloStorage, options: SiloServiceOpti
   const planOf = options.planOf ?? cachedPlanNames((account) => storage.getAccount(account));
   const parseGate: ParseGate = options.parseGate ?? (async (_text, parse) => parse());
   const onCommit = options.onCommit ?? (() => undefined);
-  const committed = (type: SiloEvent['type'], head: SiloHead, from?: SiloHead) =>
-    onCommit({
-      type,
-      account: head.account,
-      silo: { ...metaOf(head), version: head.version },
-      ...(from && from.region_name !== head.region_name ? { from_region: from.region_name } : {}),
-    });
+  const outboxFor = options.outboxFor ?? (async () => []);
 
   /** The canonical uuid, or the same 404 as a missing silo. */
   function idOf(uuid: string): string {
@@ -182,9 +197,10 @@ export function createSiloService(storage: SiloStorage, options: SiloServiceOpti
         let text: string | undefined;
         const currentText = async () => (text ??= (await load(current)).text);
         const planned = await change(current, currentText);
-        const head = await storage.writeVersion(current, planned.next, historyVersions, lock.fence);
+        const event = writeEvent(current, planned.next);
+        const head = await storage.writeVersion(current, planned.next, historyVersions, lock.fence, await outboxFor(event));
         if (head) {
-          committed(head.region_name === current.region_name ? 'update' : 'move', head, current);
+          onCommit(event);
           return { record: recordOf(head), text: planned.text ?? planned.next.data?.text ?? (await currentText()) };
         }
       }
@@ -219,20 +235,19 @@ export function createSiloService(storage: SiloStorage, options: SiloServiceOpti
   async function createText(account: string, input: SiloFields, text: string): Promise<SiloRecord> {
     const { size } = sized(text, await limits(account));
     const at = isoTime(now());
-    const head = await storage.createSilo(
-      {
-        file_uuid: newSiloUuid(),
-        file_name: input.file_name,
-        region_name: input.region_name ?? 'api',
-        is_public: input.is_public ?? false,
-        created_at: at,
-        updated_at: at,
-        account,
-        size,
-      },
-      text,
-    );
-    committed('create', head);
+    const silo: NewSilo = {
+      file_uuid: newSiloUuid(),
+      file_name: input.file_name,
+      region_name: input.region_name ?? 'api',
+      is_public: input.is_public ?? false,
+      created_at: at,
+      updated_at: at,
+      account,
+      size,
+    };
+    const event: SiloEvent = { type: 'create', account, silo: { ...metaOf(silo), version: 1 } };
+    const head = await storage.createSilo(silo, text, await outboxFor(event));
+    onCommit(event);
     return recordOf(head);
   }
 
@@ -309,7 +324,8 @@ export function createSiloService(storage: SiloStorage, options: SiloServiceOpti
           if (attempt > 0) await lock.contended();
           const current = await owned(account, id);
           checkIfMatch(current, ifMatch);
-          if (await storage.deleteSilo(current, lock.fence)) return committed('delete', current);
+          const event: SiloEvent = { type: 'delete', account, silo: { ...metaOf(current), version: current.version } };
+          if (await storage.deleteSilo(current, lock.fence, await outboxFor(event))) return onCommit(event);
         }
         throw new StorageUnavailableError(new Error(`silo ${id} kept changing under ${WRITE_ATTEMPTS} attempts`));
       });

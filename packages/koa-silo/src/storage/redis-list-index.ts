@@ -1,22 +1,22 @@
 /**
- * The listing index on Redis: one sorted set per account, written only by commits (atomic.ts).
+ * A per-account sorted index on Redis (the listing, the webhook outbox): one sorted set per
+ * account, named by `keyOf(account)`, written only by commits (atomic.ts).
  *
  * The score is minus created_at in epoch milliseconds, so ascending order (ZRANGE) is newest
  * first, and Redis orders equal scores by member, giving ties by file_uuid ascending: the same
  * order as the JSON index. Epoch milliseconds are exact in a double.
  */
 import type { RedisNative } from './redis-native.js';
-import type { StorageKeys } from './storage-keys.js';
 import type { IndexPage, ListIndex } from './types.js';
 
 export class RedisListIndex implements ListIndex {
   constructor(
     private readonly redis: RedisNative,
-    private readonly keys: StorageKeys,
+    private readonly keyOf: (account: string) => string,
   ) {}
 
   #key(account: string): string {
-    return this.redis.redisKey(this.keys.index(account));
+    return this.redis.redisKey(this.keyOf(account));
   }
 
   async page(account: string, offset: number, limit: number): Promise<IndexPage> {

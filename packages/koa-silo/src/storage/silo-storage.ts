@@ -25,6 +25,7 @@ import { DEFAULT_STORAGE_TIMEOUT_MS } from './storage-guard.js';
 import { storageKeys } from './storage-keys.js';
 import type { Locks, SiloStorage, StoredKey } from './types.js';
 import { createVersions } from './versions.js';
+import { createWebhookRecords } from './webhook-records.js';
 
 export interface StorageOptions {
   /** Accounts, keys, silo heads, history and the listing index; also every region without its own store. */
@@ -76,8 +77,10 @@ export function createStorage(options: StorageOptions): SiloStorage {
   const redis = RedisNative.of(main.keyv, main);
   const keys = storageKeys(options.prefix, redis?.isCluster ?? false);
   const atomic = atomicFor(main, redis, onError);
-  const index = redis ? new RedisListIndex(redis, keys) : sortedListIndexFor(main, keys);
-  if (!atomic || !index) throw new UnsupportedStoreError();
+  const indexOf = (keyOf: (account: string) => string) => (redis ? new RedisListIndex(redis, keyOf) : sortedListIndexFor(main, keyOf));
+  const index = indexOf((account) => keys.index(account));
+  const outbox = indexOf((account) => keys.outbox(account));
+  if (!atomic || !index || !outbox) throw new UnsupportedStoreError();
   const timing = { ...DEFAULT_LOCK_TIMING, ...options.lockTiming };
   const adapter: unknown = main.keyv.store;
   const lockKey = (name: string) => keys.lock(name);
@@ -204,6 +207,7 @@ export function createStorage(options: StorageOptions): SiloStorage {
     },
 
     ...versions,
+    ...createWebhookRecords({ main, keys, atomic, outbox }),
 
     importSilo: createImportSilo({ main, regions: regionStores, keys, atomic, owners }),
 

@@ -11,7 +11,6 @@
 import type { KeyvTextStore } from './keyv-text-store.js';
 import { memorySortedIndexOf } from './memory-sorted-index.js';
 import { guarded } from './storage-guard.js';
-import type { StorageKeys } from './storage-keys.js';
 import type { IndexPage, ListIndex, SortedIndex, SortedIndexAdapter } from './types.js';
 
 export function hasSortedIndex(store: unknown): store is SortedIndexAdapter {
@@ -24,11 +23,14 @@ export function hasSortedIndex(store: unknown): store is SortedIndexAdapter {
   );
 }
 
-/** The listing index of a main store that is not Redis: its adapter's, or an in-process one for a Map. */
-export function sortedListIndexFor(main: KeyvTextStore, keys: StorageKeys): ListIndex | undefined {
+/**
+ * A per-account sorted index (`keyOf(account)` names it) of a main store that is not Redis: its
+ * adapter's, or an in-process one for a Map.
+ */
+export function sortedListIndexFor(main: KeyvTextStore, keyOf: (account: string) => string): ListIndex | undefined {
   const adapter: unknown = main.keyv.store;
-  if (hasSortedIndex(adapter)) return new SortedListIndex(adapter.sortedIndex, main, keys);
-  if (adapter instanceof Map) return new SortedListIndex(memorySortedIndexOf(adapter), main, keys);
+  if (hasSortedIndex(adapter)) return new SortedListIndex(adapter.sortedIndex, main, keyOf);
+  if (adapter instanceof Map) return new SortedListIndex(memorySortedIndexOf(adapter), main, keyOf);
   return undefined;
 }
 
@@ -36,7 +38,7 @@ export class SortedListIndex implements ListIndex {
   constructor(
     private readonly index: SortedIndex,
     private readonly store: KeyvTextStore,
-    private readonly keys: StorageKeys,
+    private readonly keyOf: (account: string) => string,
   ) {}
 
   #call<T>(what: string, op: () => Promise<T> | T): Promise<T> {
@@ -44,7 +46,7 @@ export class SortedListIndex implements ListIndex {
   }
 
   async page(account: string, offset: number, limit: number): Promise<IndexPage> {
-    const key = this.store.keyvKey(this.keys.index(account));
+    const key = this.store.keyvKey(this.keyOf(account));
     const total = await this.#call('count', () => this.index.count(key));
     const uuids = offset < total && limit > 0 ? await this.#call('range', () => this.index.range(key, offset, limit)) : [];
     return { total, uuids };

@@ -13,6 +13,11 @@
  *   <p>:ver:<uuid>:<version>    VersionEntry JSON, one per version kept in history
  *   <p>:index:<account>         listing index: a sorted index (Redis sorted set, SQLite table, in-process for a Map)
  *   <p>:lock:<name>             a lock (Redis or compare-and-swap stores only)
+ *   <p>:webhooks:<account>      JSON array of the account's webhooks (with their signing secrets)
+ *   <p>:hooked                  JSON array of the accounts that have webhooks (for the delivery worker)
+ *   <p>:outbox:<account>        sorted index of the account's pending deliveries, by when each is due
+ *   <p>:delivery:<id>           one pending delivery (written in the commit of the write it reports)
+ *   <p>:deliveries:<account>:<webhook>  JSON array of a webhook's recent delivery attempts
  * Region store of region R:
  *   <p>:blob:<R>:<uuid>:<blob>  the exact JSON text of one version's file_data (immutable)
  *
@@ -20,8 +25,10 @@
  * keys carry hash tags: the directory (accounts and keys, committed together) shares the tag `{d}`,
  * and everything of one account's silos (heads, history, listing index, write locks, blobs) shares
  * the account's tag `{a:<account>}`, placed right after the prefix:
- *   <p>:{d}:account:<name>, <p>:{d}:accounts, <p>:{d}:key:<hash>, <p>:{d}:keys:<account>
- *   <p>:{a:<account>}:head:<uuid>, ...:ver:<uuid>:<v>, ...:index, ...:blob:<R>:<uuid>:<blob>
+ *   <p>:{d}:account:<name>, <p>:{d}:accounts, <p>:{d}:key:<hash>, <p>:{d}:keys:<account>,
+ *   <p>:{d}:webhooks:<account>, <p>:{d}:hooked
+ *   <p>:{a:<account>}:head:<uuid>, ...:ver:<uuid>:<v>, ...:index, ...:blob:<R>:<uuid>:<blob>,
+ *   ...:outbox, ...:delivery:<id>, ...:deliveries:<webhook>
  *   <p>:lock:{a:<account>}:<uuid>  a silo's write lock (in the account's slot, for the commit's fence)
  *   <p>:owner:<uuid>            the account that owns a silo (for reads by uuid alone)
  * A cluster spreads accounts over its nodes; one account's silos live on one node.
@@ -61,6 +68,11 @@ export interface StorageKeys {
   owner(uuid: string): string;
   index(account: string): string;
   lock(name: string): string;
+  webhooks(account: string): string;
+  hooked(): string;
+  outbox(account: string): string;
+  delivery(account: string, id: string): string;
+  deliveries(account: string, webhook: string): string;
   /** How to find every blob of `region` (for the orphan sweep). */
   blobs(region: Region): BlobKeys;
   legacyMeta(uuid: string): string;
@@ -111,6 +123,11 @@ export function storageKeys(prefix: string = DEFAULT_PREFIX, clustered = false):
     owner: (uuid) => `${prefix}:owner:${uuid}`,
     index: (account) => (clustered ? `${of(account)}index` : `${prefix}:index:${enc(account)}`),
     lock: (name) => `${prefix}:lock:${name}`,
+    webhooks: (account) => `${dir}webhooks:${enc(account)}`,
+    hooked: () => `${dir}hooked`,
+    outbox: (account) => (clustered ? `${of(account)}outbox` : `${prefix}:outbox:${enc(account)}`),
+    delivery: (account, id) => `${of(account)}delivery:${id}`,
+    deliveries: (account, webhook) => (clustered ? `${of(account)}deliveries:${webhook}` : `${prefix}:deliveries:${enc(account)}:${webhook}`),
     blobs(region) {
       if (!clustered) {
         // The account does not place keys here: any name reads the silo.

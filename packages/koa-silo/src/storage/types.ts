@@ -3,6 +3,8 @@
  * The service layer composes these into the contract's rules; nothing here knows those rules.
  */
 import type { Account, KeyInfo, Region, SiloRecord, VersionInfo } from '../service/types.js';
+import type { PendingDelivery } from '../webhooks/types.js';
+import type { WebhookRecords } from './webhook-records.js';
 
 /** A key as stored: its public facts plus the SHA-256 (hex) of its value. Never the value. */
 export interface StoredKey extends KeyInfo {
@@ -148,7 +150,7 @@ export interface SweepReport {
   scanned: number;
 }
 
-export interface SiloStorage {
+export interface SiloStorage extends WebhookRecords {
   readonly coordination: Coordination;
   readonly locks: Locks;
   readonly index: ListIndex;
@@ -192,14 +194,20 @@ export interface SiloStorage {
    */
   readData(head: SiloHead): Promise<{ head: SiloHead; text: string } | undefined>;
 
-  /** Writes version 1 of a new silo and lists it, as one commit. */
-  createSilo(silo: NewSilo, text: string): Promise<SiloHead>;
+  /** Writes version 1 of a new silo and lists it (and records `outbox`'s webhook deliveries), as one commit. */
+  createSilo(silo: NewSilo, text: string, outbox?: readonly PendingDelivery[]): Promise<SiloHead>;
   /**
    * Commits the version after `current`, keeping `keep` versions (the new one included) and
    * moving the whole history when the region changes. Undefined when `current` was no longer
    * the silo's head (a concurrent writer won): nothing was committed.
    */
-  writeVersion(current: SiloHead, next: NextVersion, keep: number, fence?: HeldLock['fence']): Promise<SiloHead | undefined>;
+  writeVersion(
+    current: SiloHead,
+    next: NextVersion,
+    keep: number,
+    fence?: HeldLock['fence'],
+    outbox?: readonly PendingDelivery[],
+  ): Promise<SiloHead | undefined>;
   /**
    * Writes a silo with its kept history exactly as given (uuid, versions `oldest` to `version`,
    * etags, times) and lists it, as one commit, as createSilo does. `versions` are in order, the
@@ -207,7 +215,7 @@ export interface SiloStorage {
    */
   importSilo(silo: ImportedSilo, versions: ImportedVersion[]): Promise<SiloHead>;
   /** Removes the silo, its history and its listing entry as one commit; false as writeVersion. */
-  deleteSilo(current: SiloHead, fence?: HeldLock['fence']): Promise<boolean>;
+  deleteSilo(current: SiloHead, fence?: HeldLock['fence'], outbox?: readonly PendingDelivery[]): Promise<boolean>;
 
   /** Removes blobs that no committed version names (left by a crash), older than `graceMs`. */
   sweep(graceMs?: number): Promise<SweepReport>;

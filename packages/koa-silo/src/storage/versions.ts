@@ -26,7 +26,8 @@ import { upgradeLegacySilo } from './legacy.js';
 import { listKeysWithPrefix } from './list-keys.js';
 import type { SiloOwners } from './silo-owners.js';
 import type { SiloKeys, StorageKeys } from './storage-keys.js';
-import type { HeldLock, Locks, NewSilo, NextVersion, SiloHead, SiloRef, SiloStorage, SweepReport, VersionEntry } from './types.js';
+import type { PendingDelivery } from '../webhooks/types.js';
+import type { AtomicBatch, HeldLock, Locks, NewSilo, NextVersion, SiloHead, SiloRef, SiloStorage, SweepReport, VersionEntry } from './types.js';
 
 export interface VersionsDeps {
   main: KeyvTextStore;
@@ -81,6 +82,12 @@ export function createVersions(deps: VersionsDeps): Versions {
   const { main, regions, keys, atomic, owners } = deps;
   const headText = (head: SiloHead) => JSON.stringify(head);
   const keysOf = (silo: SiloRef): SiloKeys => keys.silo(silo.account, silo.file_uuid);
+
+  /** A write's webhook deliveries, recorded in its commit: the outbox entries and their index. */
+  const outboxOf = (account: string, outbox: readonly PendingDelivery[]): Pick<AtomicBatch, 'set' | 'indexAdd'> => ({
+    set: outbox.map((d) => [keys.delivery(account, d.id), JSON.stringify(d)]),
+    indexAdd: outbox.map((d) => [keys.outbox(account), d.due, d.id]),
+  });
 
   async function readHead(uuid: string, raw: string | undefined): Promise<SiloHead | undefined> {
     if (raw !== undefined) return JSON.parse(raw) as SiloHead;
@@ -210,22 +217,24 @@ export function createVersions(deps: VersionsDeps): Versions {
       return undefined;
     },
 
-    async createSilo(silo: NewSilo, text: string): Promise<SiloHead> {
+    async createSilo(silo: NewSilo, text: string, outbox: readonly PendingDelivery[] = []): Promise<SiloHead> {
       const head: SiloHead = { ...silo, version: 1, etag: newEtag(), blob: newBlobId(1), oldest: 1 };
       const { file_uuid: uuid } = head;
       const at = keysOf(head);
       const blobs = new BlobChanges(at);
       blobs.put(head.region_name, head.blob, text);
       await Promise.all([blobs.putBefore(), owners?.record(uuid, head.account)]);
+      const deliveries = outboxOf(head.account, outbox);
       const committed = await atomic.apply({
         expect: [[at.head, undefined]],
         set: [
           ...blobs.batchSet,
           [at.head, headText(head)],
           [at.version(1), JSON.stringify(entryOf(head))],
+          ...deliveries.set,
         ],
         delete: [],
-        indexAdd: [[keys.index(head.account), -Date.parse(head.created_at), uuid]],
+        indexAdd: [[keys.index(head.account), -Date.parse(head.created_at), uuid], ...deliveries.indexAdd],
         indexRemove: [],
         joined: blobs.joined,
       });
@@ -236,7 +245,13 @@ export function createVersions(deps: VersionsDeps): Versions {
       return head;
     },
 
-    async writeVersion(current: SiloHead, next: NextVersion, keep: number, fence: HeldLock['fence'] = () => []): Promise<SiloHead | undefined> {
+    async writeVersion(
+      current: SiloHead,
+      next: NextVersion,
+      keep: number,
+      fence: HeldLock['fence'] = () => [],
+      outbox: readonly PendingDelivery[] = [],
+    ): Promise<SiloHead | undefined> {
       const started = Date.now();
       const uuid = current.file_uuid;
       const at = keysOf(current);
@@ -317,6 +332,7 @@ export function createVersions(deps: VersionsDeps): Versions {
       }
       blobs.remove(from, moving ? new Set([...renamed.keys(), ...freed, ...blobsOf(current)]) : freed);
 
+      const deliveries = outboxOf(current.account, outbox);
       const committed = await atomic.apply({
         expect: [[at.head, headText(current)], ...fence()],
         set: [
@@ -324,9 +340,10 @@ export function createVersions(deps: VersionsDeps): Versions {
           [at.head, headText(head)],
           [at.version(version), JSON.stringify(entryOf(head))],
           ...rewritten.map((e): [string, string] => [at.version(e.version), JSON.stringify(e)]),
+          ...deliveries.set,
         ],
         delete: [...dropped.map((v) => at.version(v)), ...blobs.batchDelete],
-        indexAdd: [],
+        indexAdd: deliveries.indexAdd,
         indexRemove: [],
         joined: blobs.joined,
       });
@@ -338,18 +355,19 @@ export function createVersions(deps: VersionsDeps): Versions {
       return head;
     },
 
-    async deleteSilo(current: SiloHead, fence: HeldLock['fence'] = () => []): Promise<boolean> {
+    async deleteSilo(current: SiloHead, fence: HeldLock['fence'] = () => [], outbox: readonly PendingDelivery[] = []): Promise<boolean> {
       const uuid = current.file_uuid;
       const at = keysOf(current);
       const kept = range(current.oldest, current.version);
       const entries = await getVersions(current, kept);
       const blobs = new BlobChanges(at);
       blobs.remove(current.region_name, new Set([...blobsOf(current), ...entries.flatMap((e) => (e ? blobsOf(e) : []))]));
+      const deliveries = outboxOf(current.account, outbox);
       const committed = await atomic.apply({
         expect: [[at.head, headText(current)], ...fence()],
-        set: [],
+        set: deliveries.set,
         delete: [at.head, ...kept.map((v) => at.version(v)), ...blobs.batchDelete],
-        indexAdd: [],
+        indexAdd: deliveries.indexAdd,
         indexRemove: [[keys.index(current.account), uuid]],
         joined: blobs.joined,
       });

@@ -1,0 +1,93 @@
+/**
+ * JSON Schemas of the webhook resource (contract §12): the create body, and what the API answers.
+ * They drive validation (http/webhooks.ts), the OpenAPI document and the types below.
+ */
+import { WEBHOOK_EVENTS } from '../webhooks/types.js';
+import type { FromSchema } from './from-schema.js';
+import { fileUuid, timestamp } from './silo.js';
+
+/** Webhooks one account may have. */
+export const MAX_WEBHOOKS_PER_ACCOUNT = 10;
+
+const url = {
+  type: 'string',
+  minLength: 1,
+  maxLength: 2048,
+  description:
+    'Where deliveries are POSTed: http or https, no credentials in it. Addresses that resolve to loopback, private, link-local, unspecified or multicast ranges are refused (unless the operator allows them).',
+} as const;
+
+const events = {
+  type: 'array',
+  items: { type: 'string', enum: WEBHOOK_EVENTS },
+  minItems: 1,
+  uniqueItems: true,
+  description: 'The events to deliver.',
+} as const;
+
+const silos = {
+  type: 'array',
+  items: fileUuid,
+  maxItems: 100,
+  uniqueItems: true,
+  description: "Only these silos' events (default: every silo of the account).",
+} as const;
+
+/** POST /api/v1/manage/webhooks */
+export const createWebhookBody = {
+  type: 'object',
+  description: 'Unknown fields are ignored.',
+  properties: { url, events, silos },
+  required: ['url', 'events'],
+} as const;
+export type CreateWebhookBody = FromSchema<typeof createWebhookBody>;
+
+export const webhookInfo = {
+  type: 'object',
+  properties: {
+    id: { type: 'string', description: 'The webhook (`wh_...`).' },
+    url: { type: 'string' },
+    events,
+    silos: { anyOf: [silos, { type: 'null' }], description: 'The silos it is limited to; null: every silo.' },
+    created_at: timestamp,
+    disabled: { type: 'boolean', description: 'Turned off after every attempt failed for 5 days; no more deliveries.' },
+    failing_since: { anyOf: [timestamp, { type: 'null' }], description: 'Since when every attempt has failed; null after a success.' },
+  },
+  required: ['id', 'url', 'events', 'silos', 'created_at', 'disabled', 'failing_since'],
+} as const;
+
+export const webhookCreated = {
+  ...webhookInfo,
+  properties: {
+    ...webhookInfo.properties,
+    secret: { type: 'string', description: 'The signing secret (`whsec_...`), shown only in this answer.' },
+  },
+  required: [...webhookInfo.required, 'secret'],
+} as const;
+
+export const webhookList = { type: 'object', properties: { webhooks: { type: 'array', items: webhookInfo } }, required: ['webhooks'] } as const;
+
+export const deliveryList = {
+  type: 'object',
+  properties: {
+    deliveries: {
+      type: 'array',
+      description: 'Recent attempts, newest first.',
+      items: {
+        type: 'object',
+        properties: {
+          id: { type: 'string', description: 'The message id (`webhook-id`), the same on every attempt of one event.' },
+          type: { type: 'string', enum: WEBHOOK_EVENTS },
+          attempt: { type: 'integer', minimum: 1 },
+          at: timestamp,
+          status: { anyOf: [{ type: 'integer' }, { type: 'null' }], description: 'The HTTP status answered; null when none came.' },
+          error: { anyOf: [{ type: 'string' }, { type: 'null' }], description: 'Why the attempt failed without a status (timeout, refused, blocked address).' },
+          duration_ms: { type: 'integer', minimum: 0 },
+          outcome: { type: 'string', enum: ['delivered', 'retrying', 'given up'] },
+        },
+        required: ['id', 'type', 'attempt', 'at', 'status', 'error', 'duration_ms', 'outcome'],
+      },
+    },
+  },
+  required: ['deliveries'],
+} as const;

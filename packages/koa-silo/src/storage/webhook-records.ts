@@ -1,0 +1,158 @@
+/**
+ * Webhooks in storage: each account's webhooks (one JSON list, beside the list of accounts that
+ * have any, both in the directory), the outbox of pending deliveries (an entry per delivery and a
+ * per-account sorted index by due time, both in the account's slot; written by the commits of
+ * silo writes, see versions.ts), and each webhook's recent attempts.
+ *
+ * Every change is optimistic: read, compute, commit expecting what was read, again if it moved.
+ * A delivery is claimed the same way (its entry rewritten with the claim's end as its due time),
+ * so two instances never attempt one delivery at once.
+ */
+import type { PendingDelivery, DeliveryAttempt, StoredWebhook } from '../webhooks/types.js';
+import type { Atomic } from './atomic.js';
+import type { KeyvTextStore } from './keyv-text-store.js';
+import type { StorageKeys } from './storage-keys.js';
+import type { ListIndex } from './types.js';
+
+/** Attempts kept per webhook for its deliveries list. */
+const ATTEMPTS_KEPT = 50;
+const TRIES = 20;
+
+export interface WebhookRecords {
+  listWebhooks(account: string): Promise<StoredWebhook[]>;
+  /** Adds `hook` unless its account has `max` already; false then. */
+  insertWebhook(hook: StoredWebhook, max: number): Promise<boolean>;
+  /** Applies `change` to the account's webhook `id`; undefined when there is none. */
+  updateWebhook(account: string, id: string, change: (hook: StoredWebhook) => StoredWebhook): Promise<StoredWebhook | undefined>;
+  /** Removes the webhook, its pending deliveries stay until the worker meets them (and drops them). */
+  removeWebhook(account: string, id: string): Promise<StoredWebhook | undefined>;
+  /** Accounts with at least one webhook (the worker's round). */
+  hookedAccounts(): Promise<string[]>;
+  /** The account's first `limit` pending deliveries by due time, with the text each was read as. */
+  pendingDeliveries(account: string, limit: number): Promise<{ delivery: PendingDelivery; text: string }[]>;
+  /**
+   * Replaces a pending delivery read as `text` with `next` (undefined: removes it), only if it is
+   * still `text`: false when another instance changed it first.
+   */
+  replaceDelivery(account: string, id: string, text: string, next: PendingDelivery | undefined): Promise<boolean>;
+  /** Appends an attempt to the webhook's list (the newest ATTEMPTS_KEPT are kept). */
+  recordAttempt(account: string, webhook: string, attempt: DeliveryAttempt): Promise<void>;
+  listAttempts(account: string, webhook: string): Promise<DeliveryAttempt[]>;
+}
+
+interface Deps {
+  main: KeyvTextStore;
+  keys: StorageKeys;
+  atomic: Atomic;
+  outbox: ListIndex;
+}
+
+function parse<T>(text: string | undefined, fallback: T): T {
+  return text === undefined ? fallback : (JSON.parse(text) as T);
+}
+
+export function createWebhookRecords({ main, keys, atomic, outbox }: Deps): WebhookRecords {
+  /**
+   * Reads `read`, lets `plan` decide the writes, commits them expecting what was read; again while
+   * another writer got in between. `plan` answers undefined to write nothing.
+   */
+  async function optimistic<T>(read: string[], plan: (texts: (string | undefined)[]) => { result: T; set?: [string, string][]; delete?: string[] }): Promise<T> {
+    for (let i = 0; i < TRIES; i++) {
+      const texts = await main.getMany(read);
+      const { result, set = [], delete: del = [] } = plan(texts);
+      if (set.length === 0 && del.length === 0) return result;
+      const ok = await atomic.apply({ expect: read.map((key, n) => [key, texts[n]]), set, delete: del, indexAdd: [], indexRemove: [] });
+      if (ok) return result;
+    }
+    throw new Error(`${read.join(', ')} kept changing under ${TRIES} attempts`);
+  }
+
+  const hooksOf = (text: string | undefined) => parse<StoredWebhook[]>(text, []);
+
+  return {
+    async listWebhooks(account) {
+      return hooksOf(await main.get(keys.webhooks(account)));
+    },
+
+    insertWebhook(hook, max) {
+      const listKey = keys.webhooks(hook.account);
+      return optimistic([listKey, keys.hooked()], ([list, hooked]) => {
+        const hooks = hooksOf(list);
+        if (hooks.length >= max) return { result: false };
+        const accounts = parse<string[]>(hooked, []);
+        return {
+          result: true,
+          set: [
+            [listKey, JSON.stringify([...hooks, hook])],
+            ...(accounts.includes(hook.account) ? [] : [[keys.hooked(), JSON.stringify([...accounts, hook.account])] as [string, string]]),
+          ],
+        };
+      });
+    },
+
+    updateWebhook(account, id, change) {
+      const listKey = keys.webhooks(account);
+      return optimistic([listKey], ([list]) => {
+        const hooks = hooksOf(list);
+        const at = hooks.findIndex((h) => h.id === id);
+        if (at < 0) return { result: undefined };
+        const next = change(hooks[at]!);
+        if (JSON.stringify(next) === JSON.stringify(hooks[at])) return { result: next };
+        return { result: next, set: [[listKey, JSON.stringify(hooks.map((h, n) => (n === at ? next : h)))]] };
+      });
+    },
+
+    removeWebhook(account, id) {
+      const listKey = keys.webhooks(account);
+      return optimistic([listKey, keys.hooked()], ([list, hooked]) => {
+        const hooks = hooksOf(list);
+        const found = hooks.find((h) => h.id === id);
+        if (!found) return { result: undefined };
+        const left = hooks.filter((h) => h !== found);
+        const accounts = parse<string[]>(hooked, []);
+        return {
+          result: found,
+          set: [
+            [listKey, JSON.stringify(left)],
+            // The account stays on the worker's round while deliveries may still wait for it.
+            ...(left.length === 0 ? [[keys.hooked(), JSON.stringify(accounts.filter((a) => a !== account))] as [string, string]] : []),
+          ],
+        };
+      });
+    },
+
+    async hookedAccounts() {
+      return parse<string[]>(await main.get(keys.hooked()), []);
+    },
+
+    async pendingDeliveries(account, limit) {
+      const { uuids: ids } = await outbox.page(account, 0, limit);
+      const texts = await main.getMany(ids.map((id) => keys.delivery(account, id)));
+      return texts.flatMap((text) => (text === undefined ? [] : [{ delivery: JSON.parse(text) as PendingDelivery, text }]));
+    },
+
+    replaceDelivery(account, id, text, next) {
+      const key = keys.delivery(account, id);
+      const index = keys.outbox(account);
+      return atomic.apply({
+        expect: [[key, text]],
+        set: next ? [[key, JSON.stringify(next)]] : [],
+        delete: next ? [] : [key],
+        indexAdd: next ? [[index, next.due, id]] : [],
+        indexRemove: next ? [] : [[index, id]],
+      });
+    },
+
+    async recordAttempt(account, webhook, attempt) {
+      const key = keys.deliveries(account, webhook);
+      await optimistic([key], ([list]) => ({
+        result: undefined,
+        set: [[key, JSON.stringify([attempt, ...parse<DeliveryAttempt[]>(list, [])].slice(0, ATTEMPTS_KEPT))]],
+      }));
+    },
+
+    async listAttempts(account, webhook) {
+      return parse<DeliveryAttempt[]>(await main.get(keys.deliveries(account, webhook)), []);
+    },
+  };
+}

@@ -1,0 +1,148 @@
+/**
+ * Webhooks of an account (contract §12): register, list, remove, see deliveries; and, for every
+ * committed silo write, the deliveries it owes, which the write records in its own commit (so a
+ * crash right after the write's answer still delivers). No HTTP here; the worker delivers.
+ */
+import { randomBytes } from 'node:crypto';
+import { NotFoundError, ValidationError } from '../errors.js';
+import type { SiloEvent } from '../events/types.js';
+import { isoTime, systemClock, type Clock } from '../service/clock.js';
+import type { SiloStorage } from '../storage/types.js';
+import { bareHostname, BlockedAddressError, resolveDeliveryAddress, webhookUrlProblem } from './address-guard.js';
+import { newMessageId, newWebhookSecret } from './signature.js';
+import type { DeliveryAttempt, PendingDelivery, StoredWebhook, WebhookEventType, WebhookInfo } from './types.js';
+
+export interface CreateWebhookInput {
+  url: string;
+  events: WebhookEventType[];
+  silos?: string[];
+}
+
+export interface WebhookService {
+  /** 422 for a refused URL or over `maxPerAccount`; the answer holds the secret, this once. */
+  create(account: string, input: CreateWebhookInput): Promise<WebhookInfo & { secret: string }>;
+  list(account: string): Promise<WebhookInfo[]>;
+  /** 404 when the account has no such webhook. */
+  remove(account: string, id: string): Promise<void>;
+  deliveries(account: string, id: string): Promise<DeliveryAttempt[]>;
+  /** The deliveries a write reported by `event` owes (for its commit). */
+  outboxFor(event: SiloEvent): Promise<PendingDelivery[]>;
+}
+
+export interface WebhookServiceOptions {
+  maxPerAccount: number;
+  /** Private and loopback addresses allowed (SILO_WEBHOOK_ALLOW_PRIVATE). */
+  allowPrivate: boolean;
+  now?: Clock;
+}
+
+/** How long a create waits for DNS to check the URL's addresses. */
+const CREATE_DNS_MS = 2000;
+
+/** How long another instance's webhook change may take to reach this instance's writes. */
+const CACHE_MS = 1000;
+
+const TYPE_OF: Record<SiloEvent['type'], WebhookEventType> = {
+  create: 'silo.created',
+  update: 'silo.updated',
+  move: 'silo.updated',
+  delete: 'silo.deleted',
+};
+
+/**
+ * Why a URL whose host resolves to a refused address is refused now (delivery checks again). A
+ * name that does not resolve today is let through: it may tomorrow, and delivery will check it.
+ */
+async function resolvedProblem(url: string, allowPrivate: boolean): Promise<string | undefined> {
+  if (allowPrivate) return undefined;
+  let timer: NodeJS.Timeout | undefined;
+  // A resolver that does not answer does not hold the request: delivery checks again anyway.
+  const slow = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), CREATE_DNS_MS)));
+  const checked = resolveDeliveryAddress(bareHostname(new URL(url).hostname), { allowPrivate }).then(
+    () => undefined,
+    (error: unknown) => (error instanceof BlockedAddressError ? error.message : undefined),
+  );
+  try {
+    return await Promise.race([checked, slow]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function infoOf(hook: StoredWebhook): WebhookInfo {
+  const { id, url, events, silos, created_at, disabled, failing_since } = hook;
+  return { id, url, events, silos, created_at, disabled, failing_since };
+}
+
+export function createWebhookService(storage: SiloStorage, options: WebhookServiceOptions): WebhookService {
+  const now = options.now ?? systemClock;
+  /** Each account's webhooks as writes last read them, and when. */
+  const cache = new Map<string, { at: number; hooks: Promise<StoredWebhook[]> }>();
+
+  const hooksOf = (account: string): Promise<StoredWebhook[]> => {
+    const cached = cache.get(account);
+    if (cached && Date.now() - cached.at < CACHE_MS) return cached.hooks;
+    const hooks = storage.listWebhooks(account);
+    if (cache.size > 10_000) cache.clear();
+    cache.set(account, { at: Date.now(), hooks });
+    hooks.catch(() => cache.delete(account));
+    return hooks;
+  };
+
+  async function owned(account: string, id: string): Promise<StoredWebhook> {
+    const hook = (await storage.listWebhooks(account)).find((h) => h.id === id);
+    if (!hook) throw new NotFoundError('No webhook with this id');
+    return hook;
+  }
+
+  return {
+    async create(account, input) {
+      const problem = webhookUrlProblem(input.url, { allowPrivate: options.allowPrivate }) ?? (await resolvedProblem(input.url, options.allowPrivate));
+      if (problem) throw new ValidationError([{ loc: ['body', 'url'], msg: problem, type: 'url_refused' }]);
+      const hook: StoredWebhook = {
+        id: `wh_${randomBytes(12).toString('base64url')}`,
+        url: input.url,
+        events: [...new Set(input.events)],
+        silos: input.silos ? input.silos.map((uuid) => uuid.toLowerCase()) : null,
+        created_at: isoTime(now()),
+        disabled: false,
+        failing_since: null,
+        account,
+        secret: newWebhookSecret(),
+      };
+      if (!(await storage.insertWebhook(hook, options.maxPerAccount))) {
+        throw new ValidationError([
+          { loc: ['body'], msg: `An account may have at most ${options.maxPerAccount} webhooks: delete one first`, type: 'too_many_webhooks' },
+        ]);
+      }
+      cache.delete(account);
+      return { ...infoOf(hook), secret: hook.secret };
+    },
+
+    async list(account) {
+      return (await storage.listWebhooks(account)).map(infoOf);
+    },
+
+    async remove(account, id) {
+      if (!(await storage.removeWebhook(account, id))) throw new NotFoundError('No webhook with this id');
+      cache.delete(account);
+    },
+
+    async deliveries(account, id) {
+      await owned(account, id);
+      return storage.listAttempts(account, id);
+    },
+
+    async outboxFor(event) {
+      const type = TYPE_OF[event.type];
+      const uuid = event.silo.file_uuid;
+      const wanted = (await hooksOf(event.account)).filter(
+        (h) => !h.disabled && h.events.includes(type) && (h.silos === null || h.silos.includes(uuid)),
+      );
+      if (wanted.length === 0) return [];
+      const at = now();
+      const body = JSON.stringify({ type, timestamp: isoTime(at), data: event.silo });
+      return wanted.map((hook) => ({ id: newMessageId(), webhook: hook.id, account: event.account, type, body, created_at: at, attempts: 0, due: at }));
+    },
+  };
+}

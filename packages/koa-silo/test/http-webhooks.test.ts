@@ -1,0 +1,203 @@
+/**
+ * Contract §12 over real HTTP, one process, with a local receiver (private addresses allowed, short
+ * retry timings): the management routes and their refusals, signed deliveries verified with the
+ * Standard Webhooks library, retries with the same webhook-id, the silo filter, disabling.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { manage, startSilo, type Account, type Harness } from './support/http.js';
+
+interface Received {
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+/** A receiver on 127.0.0.1 answering each request with the next status of `statuses` (then 200). */
+async function receiver(statuses: number[] = []) {
+  const received: Received[] = [];
+  const waiters: (() => void)[] = [];
+  const server = http.createServer((req, res) => {
+    let body = '';
+    req.setEncoding('utf8');
+    req.on('data', (chunk: string) => (body += chunk));
+    req.on('end', () => {
+      received.push({ headers: req.headers, body });
+      res.writeHead(statuses.shift() ?? 200).end('ok');
+      for (const wake of waiters.splice(0)) wake();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+    received,
+    /** Resolves once `count` requests have arrived (or rejects after `ms`). */
+    async until(count: number, ms = 5000) {
+      const deadline = Date.now() + ms;
+      while (received.length < count) {
+        if (Date.now() > deadline) throw new Error(`${received.length} of ${count} deliveries within ${ms} ms`);
+        await new Promise<void>((resolve) => {
+          waiters.push(resolve);
+          setTimeout(resolve, 50);
+        });
+      }
+      return received;
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+const TIMING = { pollMs: 50, timeoutMs: 1000, retryBaseMs: 100, maxRetryMs: 400, giveUpAfterMs: 60_000, disableAfterMs: 600 };
+
+describe('webhooks', () => {
+  let h: Harness;
+  let alice: Account;
+  const receivers: { close(): Promise<void> }[] = [];
+
+  const create = (account: Account, body: unknown) => h.client.request('/api/v1/manage/webhooks', { method: 'POST', headers: manage(account), body });
+  const newReceiver = async (statuses?: number[]) => {
+    const r = await receiver(statuses);
+    receivers.push(r);
+    return r;
+  };
+
+  beforeAll(async () => {
+    h = await startSilo({ webhooks: { allowPrivate: true, maxPerAccount: 3, timing: TIMING } });
+    alice = await h.account('alice');
+  });
+
+  afterEach(async () => {
+    for (const hook of (await h.silo.webhooks.list('alice')).map((w) => w.id)) await h.silo.webhooks.remove('alice', hook);
+  });
+
+  afterAll(async () => {
+    await h.close();
+    await Promise.all(receivers.map((r) => r.close()));
+  });
+
+  it('creates (secret shown once), lists without secrets, deletes', async () => {
+    const r = await newReceiver();
+    const made = await create(alice, { url: r.url, events: ['silo.created', 'silo.deleted'] });
+    expect(made.status).toBe(201);
+    expect(made.json).toMatchObject({ url: r.url, events: ['silo.created', 'silo.deleted'], silos: null, disabled: false, failing_since: null });
+    expect(made.json.id).toMatch(/^wh_/);
+    expect(made.json.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    const list = await h.client.request('/api/v1/manage/webhooks', { headers: manage(alice) });
+    expect(list.status).toBe(200);
+    expect(list.json.webhooks).toHaveLength(1);
+    expect(list.text).not.toContain(made.json.secret);
+    expect((await h.client.request(`/api/v1/manage/webhooks/${made.json.id}`, { method: 'DELETE', headers: manage(alice) })).status).toBe(204);
+    expect((await h.client.request(`/api/v1/manage/webhooks/${made.json.id}`, { method: 'DELETE', headers: manage(alice) })).status).toBe(404);
+  });
+
+  it('refuses bad URLs, unknown events and a fourth webhook with 422', async () => {
+    for (const url of ['ftp://example.org/x', 'not a url', 'http://user:pw@example.org/', 'https://']) {
+      const reply = await create(alice, { url, events: ['silo.updated'] });
+      expect(reply.status, url).toBe(422);
+    }
+    const unknown = await create(alice, { url: 'https://example.org/', events: ['silo.exploded'] });
+    expect(unknown.status).toBe(422);
+    expect(unknown.json.detail[0].loc).toEqual(['body', 'events', 0]);
+    expect((await create(alice, { url: 'https://example.org/', events: [] })).status).toBe(422);
+    for (let i = 0; i < 3; i++) expect((await create(alice, { url: `https://example.org/${i}`, events: ['silo.updated'] })).status).toBe(201);
+    const fourth = await create(alice, { url: 'https://example.org/4', events: ['silo.updated'] });
+    expect(fourth.status).toBe(422);
+    expect(fourth.json.detail[0]).toMatchObject({ type: 'too_many_webhooks' });
+  });
+
+  it('delivers every write, signed as Standard Webhooks says', async () => {
+    const r = await newReceiver();
+    const { json: hook } = await create(alice, { url: r.url, events: ['silo.created', 'silo.updated', 'silo.deleted'] });
+    const uuid = await h.create(alice, { file_name: 'hooked', file_data: { n: 1 } });
+    await h.client.request(`/api/v1/manage/${uuid}`, { method: 'PATCH', headers: manage(alice), body: { file_name: 'renamed' } });
+    await h.client.request(`/api/v1/manage/${uuid}`, { method: 'DELETE', headers: manage(alice) });
+    const got = await r.until(3);
+    const verifier = new Webhook(hook.secret);
+    const payloads = got.map(({ headers, body }) =>
+      verifier.verify(body, {
+        'webhook-id': String(headers['webhook-id']),
+        'webhook-timestamp': String(headers['webhook-timestamp']),
+        'webhook-signature': String(headers['webhook-signature']),
+      }),
+    ) as { type: string; timestamp: string; data: Record<string, unknown> }[];
+    expect(payloads.map((p) => [p.type, p.data.file_uuid, p.data.version])).toEqual([
+      ['silo.created', uuid, 1],
+      ['silo.updated', uuid, 2],
+      ['silo.deleted', uuid, 2],
+    ]);
+    expect(payloads[1]!.data).toMatchObject({ file_name: 'renamed', region_name: 'api', is_public: false });
+    expect(new Set(got.map((g) => g.headers['webhook-id'])).size).toBe(3);
+    // A body changed on the way fails verification: the check above can fail.
+    expect(() => verifier.verify(got[0]!.body.replace('hooked', 'forged'), { ...(got[0]!.headers as Record<string, string>) })).toThrow();
+  });
+
+  it('retries after 500s and refused connections with the same webhook-id, and lists the attempts', async () => {
+    const r = await newReceiver([500, 503]);
+    const { json: hook } = await create(alice, { url: r.url, events: ['silo.created'] });
+    await h.create(alice, { file_name: 'retried', file_data: {} });
+    const got = await r.until(3);
+    expect(new Set(got.map((g) => g.headers['webhook-id'])).size).toBe(1);
+    const deliveries = await h.client.request(`/api/v1/manage/webhooks/${hook.id}/deliveries`, { headers: manage(alice) });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const listed = (await h.client.request(`/api/v1/manage/webhooks/${hook.id}/deliveries`, { headers: manage(alice) })).json.deliveries;
+    expect(deliveries.status).toBe(200);
+    expect(listed.map((d: { attempt: number; status: number; outcome: string }) => [d.attempt, d.status, d.outcome])).toEqual([
+      [3, 200, 'delivered'],
+      [2, 503, 'retrying'],
+      [1, 500, 'retrying'],
+    ]);
+
+    // A refused connection: retried too, with the reason listed.
+    const closed = await newReceiver();
+    await closed.close();
+    const { json: refused } = await create(alice, { url: closed.url, events: ['silo.created'] });
+    await h.create(alice, { file_name: 'refused', file_data: {} });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const attempts = (await h.client.request(`/api/v1/manage/webhooks/${refused.id}/deliveries`, { headers: manage(alice) })).json.deliveries;
+    expect(attempts.length).toBeGreaterThanOrEqual(2);
+    expect(attempts[0]).toMatchObject({ status: null, outcome: 'retrying', error: expect.stringMatching(/refused/i) });
+    expect(new Set(attempts.map((a: { id: string }) => a.id)).size).toBe(1);
+  });
+
+  it('delivers only the listed silos, and disables an endpoint that fails for the whole disable period', async () => {
+    const r = await newReceiver();
+    const watched = await h.create(alice, { file_name: 'watched', file_data: {} });
+    const other = await h.create(alice, { file_name: 'other', file_data: {} });
+    await create(alice, { url: r.url, events: ['silo.updated'], silos: [watched] });
+    await h.client.request(`/api/v1/manage/${other}`, { method: 'PATCH', headers: manage(alice), body: { file_name: 'o2' } });
+    await h.client.request(`/api/v1/manage/${watched}`, { method: 'PATCH', headers: manage(alice), body: { file_name: 'w2' } });
+    const [only] = await r.until(1);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(r.received).toHaveLength(1);
+    expect(JSON.parse(only!.body).data.file_uuid).toBe(watched);
+
+    const failing = await newReceiver(Array(100).fill(500));
+    const { json: hook } = await create(alice, { url: failing.url, events: ['silo.updated'] });
+    for (let i = 0; i < 3; i++) await h.client.request(`/api/v1/manage/${other}`, { method: 'PATCH', headers: manage(alice), body: { file_name: `o${i}` } });
+    const deadline = Date.now() + 5000;
+    let listed: { id: string; disabled: boolean; failing_since: string | null } | undefined;
+    do {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      listed = (await h.client.request('/api/v1/manage/webhooks', { headers: manage(alice) })).json.webhooks.find((w: { id: string }) => w.id === hook.id);
+    } while (!listed?.disabled && Date.now() < deadline);
+    expect(listed).toMatchObject({ disabled: true, failing_since: expect.any(String) });
+    // Disabled: nothing more is attempted.
+    const before = failing.received.length;
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(failing.received.length).toBe(before);
+  });
+
+  it('refuses webhooks to private addresses unless the operator allows them', async () => {
+    const strict = await startSilo();
+    try {
+      const bob = await strict.account('bob');
+      for (const url of ['http://127.0.0.1:9/x', 'http://10.0.0.1/', 'http://[::1]/', 'http://169.254.169.254/latest', 'http://localhost/']) {
+        const reply = await strict.client.request('/api/v1/manage/webhooks', { method: 'POST', headers: manage(bob), body: { url, events: ['silo.created'] } });
+        expect(reply.status, url).toBe(422);
+      }
+    } finally {
+      await strict.close();
+    }
+  });
+});
