@@ -2,6 +2,7 @@
  * Contract §11 over real HTTP, one process: the change feed of a silo (private and public
  * addresses) and of an account, replay and reset, the ends of a stream, and its limits.
  */
+import net from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openSse, type SseStream } from '../../../test/support/sse.js';
 import { access, HOSTS, manage, startSilo, type Account, type Harness } from './support/http.js';
@@ -154,5 +155,30 @@ describe('server-sent events', () => {
     expect((await sse(`/${uuid}/events`, access(dave))).status).toBe(200);
     expect((await sse(`/${uuid}/events?since=abc`, access(alice))).status).toBe(400);
     expect((await sse(`/${uuid}/events`)).status).toBe(401);
+  });
+
+  it('drops a subscriber that does not read, rather than buffer for it, and writers do not wait', async () => {
+    const big = Array.from({ length: 1000 }, (_, i) => ({ i, text: 'x'.repeat(80) }));
+    const uuid = await h.create(alice, { file_name: 'big', file_data: big });
+    const socket = net.connect(h.server.port, '127.0.0.1');
+    await new Promise((resolve) => socket.once('connect', resolve));
+    socket.write(`GET /${uuid}/events?data=1 HTTP/1.1\r\nHost: ${HOSTS.api}\r\nX-SILO-KEY: ${alice.access}\r\n\r\n`);
+    // Reads nothing from now on: the server's writes pile up in the socket.
+    socket.pause();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const started = Date.now();
+    for (let n = 0; n < 80; n++) {
+      big[0] = { i: n, text: 'y'.repeat(80) };
+      expect((await patch(uuid, { file_data: big })).status).toBe(200);
+    }
+    const writing = Date.now() - started;
+    // 80 events of ~100 KB (8 MB) did not all wait in memory: the stream was ended.
+    let received = 0;
+    socket.on('data', (chunk: Buffer) => (received += chunk.length));
+    const ended = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    socket.resume();
+    await Promise.race([ended, new Promise((_, reject) => setTimeout(() => reject(new Error('the stream was not ended')), 3000))]);
+    expect(received).toBeLessThan(80 * 100_000);
+    expect(writing / 80).toBeLessThan(250);
   });
 });

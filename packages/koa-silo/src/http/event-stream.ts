@@ -42,9 +42,11 @@ export class EventStream {
     return this.#closed;
   }
 
-  /** One event; `data` is one line of JSON. False when the stream has ended. */
-  send(event: string, data: string, id?: number): boolean {
-    return this.#write(`event: ${event}\n${id === undefined ? '' : `id: ${id}\n`}data: ${data}\n\n`);
+  /** One event; `data` is one line of JSON (in parts: shared buffers are written, not copied). False when the stream has ended. */
+  send(event: string, data: string | (string | Buffer)[], id?: number): boolean {
+    const head = `event: ${event}\n${id === undefined ? '' : `id: ${id}\n`}data: `;
+    if (typeof data === 'string') return this.#write(`${head}${data}\n\n`);
+    return this.#write(head) && data.every((part) => this.#write(part)) && this.#write('\n\n');
   }
 
   onClose(fn: () => void): void {
@@ -52,20 +54,24 @@ export class EventStream {
     else this.#onClose.push(fn);
   }
 
-  /** Ends the stream (idempotent). */
-  close(): void {
+  /** Ends the stream (idempotent); `drop`: at once, without sending what is still queued. */
+  close(drop = false): void {
     if (this.#closed) return;
     this.#closed = true;
     clearInterval(this.#keepAlive);
-    if (!this.#ctx.res.writableEnded) this.#ctx.res.end();
+    const { res } = this.#ctx;
+    if (drop) res.destroy();
+    else if (!res.writableEnded) res.end();
     for (const fn of this.#onClose.splice(0)) fn();
   }
 
-  #write(text: string): boolean {
+  #write(text: string | Buffer): boolean {
     if (this.#closed) return false;
     const { res } = this.#ctx;
-    if (res.writableLength > MAX_BUFFERED) {
-      this.close();
+    // Past the limit with what waits already: one large event may go out to a reader keeping up.
+    if (res.writableLength > MAX_BUFFERED || (res.writableLength > 0 && res.writableLength + text.length > 4 * MAX_BUFFERED)) {
+      // Not reading: its connection goes, and the client catches up from history when it is back.
+      this.close(true);
       return false;
     }
     res.write(text);

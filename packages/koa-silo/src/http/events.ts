@@ -101,16 +101,34 @@ function watchKey(stream: EventStream, caller: Caller): void {
   stream.onClose(() => clearInterval(timer));
 }
 
-/** One line of JSON; a data text is JSON too, and its line breaks can only be whitespace. */
-function eventData(meta: EventData, text?: string): string {
+/**
+ * The `data` of an update: one line of JSON, the data's text (shared by every stream that sends
+ * it, never copied per stream) spliced in as `file_data`.
+ */
+function eventData(meta: EventData, data?: Buffer): (string | Buffer)[] {
   const json = JSON.stringify(meta);
-  if (text === undefined) return json;
-  return `${json.slice(0, -1)},"file_data":${text.replace(/[\r\n]+/g, ' ')}}`;
+  return data === undefined ? [json] : [`${json.slice(0, -1)},"file_data":`, data, '}'];
 }
+
+/** Data texts of recent versions, read once for every stream that sends them (?data=1). */
+const SHARED_TEXTS = 16;
 
 export function eventHandlers(deps: EventsDeps) {
   const { auth, silos, bus, regionOf } = deps;
   const budget = new StreamBudget(deps.maxStreamsPerClient);
+  const texts = new Map<string, Promise<Buffer>>();
+  /** A version's data as one line of bytes (its line breaks can only be JSON whitespace). */
+  const sharedText = (account: string, uuid: string, version: number): Promise<Buffer> => {
+    const key = `${uuid}:${version}`;
+    let text = texts.get(key);
+    if (!text) {
+      text = silos.version(account, uuid, version).then(({ text: t }) => Buffer.from(t.replace(/[\r\n]+/g, ' '), 'utf8'));
+      text.catch(() => texts.delete(key));
+      if (texts.size >= SHARED_TEXTS) texts.delete(texts.keys().next().value!);
+      texts.set(key, text);
+    }
+    return text;
+  };
 
   const clientOf = (ctx: Context, caller: Caller | undefined) =>
     caller ? `key:${caller.keyType}:${caller.account}:${caller.keyName}` : `ip:${clientAddress(ctx, deps.trustProxy)}`;
@@ -135,7 +153,7 @@ export function eventHandlers(deps: EventsDeps) {
     /** The newest version the client has (or was told to skip). */
     let last = since ?? record.version;
 
-    const dataOf = async (version: number) => (withData ? (await silos.version(account, uuid, version)).text : undefined);
+    const dataOf = async (version: number) => (withData ? sharedText(account, uuid, version) : undefined);
     const visible = (v: Pick<VersionInfo, 'is_public' | 'region_name'>) => v.region_name === region && (caller !== undefined || v.is_public);
 
     /** Sends every version after `last` up to the current one from history, or `reset` when some are pruned. */
