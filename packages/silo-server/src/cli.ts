@@ -212,7 +212,7 @@ async function withAccounts<T>(command: string, values: Flags, io: Io, fn: (acco
   const missing = storeIsMissing(main);
   if (missing && opts.needsStore && main.kind === 'sqlite') throw new CommandError(missingStoreMessage(main, values, io.env, io.cwd));
   const { openSilo } = await serveModule();
-  const { silo, stores } = await openSilo(storage, silentLogger);
+  const { silo, stores } = await openSilo(storage, silentLogger, undefined, undefined, 'command');
   io.stderr(`silo ${command}: ${storeLine(main, missing)}\n`);
   try {
     return await fn(silo.accounts);

@@ -50,8 +50,11 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-/** The Silo options of a configuration, over already opened stores. */
-export function siloOptions(config: ServerConfig, stores: Stores, logger: Logger): Parameters<typeof createSilo>[0] {
+/**
+ * The Silo options of a configuration, over already opened stores. A `command` (the `silo` tool's
+ * short runs) delivers no webhooks: the servers do.
+ */
+export function siloOptions(config: ServerConfig, stores: Stores, logger: Logger, role: 'server' | 'command' = 'server'): Parameters<typeof createSilo>[0] {
   return {
     store: stores.main.keyv,
     regionStores: Object.fromEntries(REGIONS.map((r) => [r, stores.regions[r].keyv])),
@@ -68,7 +71,7 @@ export function siloOptions(config: ServerConfig, stores: Stores, logger: Logger
     ...(stores.postgres ? { events: new PostgresBus(stores.postgres, (msg, fields) => logger.warn(msg, fields)) } : {}),
     ...(config.maxStreamsPerClient !== undefined ? { maxStreamsPerClient: config.maxStreamsPerClient } : {}),
     publicQueries: config.publicQueries,
-    ...(config.webhookAllowPrivate ? { webhooks: { allowPrivate: true } } : {}),
+    webhooks: { deliver: role === 'server', allowPrivate: config.webhookAllowPrivate ?? false },
     ...(config.corsOrigins ? { corsOrigins: config.corsOrigins } : {}),
     trustProxy: config.trustProxy,
     ...(config.memoryBudgetBytes !== undefined ? { memoryBudgetBytes: config.memoryBudgetBytes } : {}),
@@ -101,6 +104,7 @@ export async function openSilo(
   logger: Logger,
   connectTimeoutMs?: number,
   opened?: Stores,
+  role: 'server' | 'command' = 'server',
 ): Promise<{ silo: Silo; stores: Stores }> {
   const stores = opened ?? (await openConfiguredStores(config, logger, connectTimeoutMs));
   try {
@@ -112,7 +116,7 @@ export async function openSilo(
       trustProxy: false,
       ...config,
     };
-    const silo = createSilo(siloOptions(full, stores, logger));
+    const silo = createSilo(siloOptions(full, stores, logger, role));
     return { silo, stores };
   } catch (error) {
     await stores.close();

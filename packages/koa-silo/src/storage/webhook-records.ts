@@ -26,8 +26,10 @@ export interface WebhookRecords {
   updateWebhook(account: string, id: string, change: (hook: StoredWebhook) => StoredWebhook): Promise<StoredWebhook | undefined>;
   /** Removes the webhook, its pending deliveries stay until the worker meets them (and drops them). */
   removeWebhook(account: string, id: string): Promise<StoredWebhook | undefined>;
-  /** Accounts with at least one webhook (the worker's round). */
+  /** Accounts with webhooks, or pending deliveries of removed ones (the worker's round). */
   hookedAccounts(): Promise<string[]>;
+  /** Takes the account off the worker's round if it has no webhook (its outbox is empty: the caller checked). */
+  unhookIfIdle(account: string): Promise<void>;
   /** The account's first `limit` pending deliveries by due time, with the text each was read as. */
   pendingDeliveries(account: string, limit: number): Promise<{ delivery: PendingDelivery; text: string }[]>;
   /**
@@ -104,20 +106,20 @@ export function createWebhookRecords({ main, keys, atomic, outbox }: Deps): Webh
 
     removeWebhook(account, id) {
       const listKey = keys.webhooks(account);
-      return optimistic([listKey, keys.hooked()], ([list, hooked]) => {
+      return optimistic([listKey], ([list]) => {
         const hooks = hooksOf(list);
         const found = hooks.find((h) => h.id === id);
         if (!found) return { result: undefined };
-        const left = hooks.filter((h) => h !== found);
+        // The account stays on the worker's round until the worker has dropped its pending deliveries.
+        return { result: found, set: [[listKey, JSON.stringify(hooks.filter((h) => h !== found))]] };
+      });
+    },
+
+    async unhookIfIdle(account) {
+      await optimistic([keys.webhooks(account), keys.hooked()], ([list, hooked]) => {
         const accounts = parse<string[]>(hooked, []);
-        return {
-          result: found,
-          set: [
-            [listKey, JSON.stringify(left)],
-            // The account stays on the worker's round while deliveries may still wait for it.
-            ...(left.length === 0 ? [[keys.hooked(), JSON.stringify(accounts.filter((a) => a !== account))] as [string, string]] : []),
-          ],
-        };
+        if (hooksOf(list).length > 0 || !accounts.includes(account)) return { result: undefined };
+        return { result: undefined, set: [[keys.hooked(), JSON.stringify(accounts.filter((a) => a !== account))]] };
       });
     },
 

@@ -53,7 +53,12 @@ export function startDeliveryWorker(options: WorkerOptions): DeliveryWorker {
     const claimed: { delivery: PendingDelivery; text: string; hook: StoredWebhook }[] = [];
     for (const account of await storage.hookedAccounts()) {
       const hooks = new Map((await storage.listWebhooks(account)).map((h) => [h.id, h]));
-      for (const { delivery, text } of await storage.pendingDeliveries(account, BATCH)) {
+      const pending = await storage.pendingDeliveries(account, BATCH);
+      if (hooks.size === 0 && pending.length === 0) {
+        await storage.unhookIfIdle(account);
+        continue;
+      }
+      for (const { delivery, text } of pending) {
         if (claimed.length >= CONCURRENCY) return claimed;
         const at = now();
         // Ascending by due time: the rest are later still.
