@@ -26,6 +26,7 @@ import { storageKeys } from './storage-keys.js';
 import type { Locks, SiloStorage, StoredKey } from './types.js';
 import { createVersions } from './versions.js';
 import { createWebhookRecords } from './webhook-records.js';
+import { optimistic } from './optimistic.js';
 
 export interface StorageOptions {
   /** Accounts, keys, silo heads, history and the listing index; also every region without its own store. */
@@ -92,26 +93,17 @@ export function createStorage(options: StorageOptions): SiloStorage {
   const owners = keys.clustered ? new SiloOwners(main, keys) : undefined;
   const versions = createVersions({ main, regions: regionStores, keys, atomic, locks, owners });
 
-  /** A read-modify-write of a JSON list, committed only if the list is unchanged meanwhile. */
-  async function changeList<T>(
+  const change = optimistic(main, atomic);
+
+  /** A read-modify-write of a JSON list, committed only if the list is unchanged meanwhile; false when `decide` declines. */
+  function changeList<T>(
     listKey: string,
-    change: (list: T[], raw: string | undefined) => { set?: [string, string][]; delete?: string[] } | undefined,
-    attempts = 20,
+    decide: (list: T[], raw: string | undefined) => { set?: [string, string][]; delete?: string[] } | undefined,
   ): Promise<boolean> {
-    for (let i = 0; i < attempts; i++) {
-      const raw = await main.get(listKey);
-      const plan = change(parse<T[]>(raw) ?? [], raw);
-      if (!plan) return false;
-      const ok = await atomic!.apply({
-        expect: [[listKey, raw]],
-        set: plan.set ?? [],
-        delete: plan.delete ?? [],
-        indexAdd: [],
-        indexRemove: [],
-      });
-      if (ok) return true;
-    }
-    throw new Error(`${listKey} kept changing under ${attempts} attempts`);
+    return change([listKey], ([raw]) => {
+      const plan = decide(parse<T[]>(raw) ?? [], raw);
+      return plan ? { result: true, ...plan } : { result: false };
+    });
   }
 
   return {

@@ -12,11 +12,11 @@ import type { PendingDelivery, DeliveryAttempt, StoredWebhook } from '../webhook
 import type { Atomic } from './atomic.js';
 import type { KeyvTextStore } from './keyv-text-store.js';
 import type { StorageKeys } from './storage-keys.js';
+import { optimistic } from './optimistic.js';
 import type { ListIndex } from './types.js';
 
 /** Attempts kept per webhook for its deliveries list. */
 const ATTEMPTS_KEPT = 50;
-const TRIES = 20;
 
 export interface WebhookRecords {
   listWebhooks(account: string): Promise<StoredWebhook[]>;
@@ -54,20 +54,7 @@ function parse<T>(text: string | undefined, fallback: T): T {
 }
 
 export function createWebhookRecords({ main, keys, atomic, outbox }: Deps): WebhookRecords {
-  /**
-   * Reads `read`, lets `plan` decide the writes, commits them expecting what was read; again while
-   * another writer got in between. `plan` answers undefined to write nothing.
-   */
-  async function optimistic<T>(read: string[], plan: (texts: (string | undefined)[]) => { result: T; set?: [string, string][]; delete?: string[] }): Promise<T> {
-    for (let i = 0; i < TRIES; i++) {
-      const texts = await main.getMany(read);
-      const { result, set = [], delete: del = [] } = plan(texts);
-      if (set.length === 0 && del.length === 0) return result;
-      const ok = await atomic.apply({ expect: read.map((key, n) => [key, texts[n]]), set, delete: del, indexAdd: [], indexRemove: [] });
-      if (ok) return result;
-    }
-    throw new Error(`${read.join(', ')} kept changing under ${TRIES} attempts`);
-  }
+  const readModifyWrite = optimistic(main, atomic);
 
   const hooksOf = (text: string | undefined) => parse<StoredWebhook[]>(text, []);
 
@@ -78,7 +65,7 @@ export function createWebhookRecords({ main, keys, atomic, outbox }: Deps): Webh
 
     insertWebhook(hook, max) {
       const listKey = keys.webhooks(hook.account);
-      return optimistic([listKey, keys.hooked()], ([list, hooked]) => {
+      return readModifyWrite([listKey, keys.hooked()], ([list, hooked]) => {
         const hooks = hooksOf(list);
         if (hooks.length >= max) return { result: false };
         const accounts = parse<string[]>(hooked, []);
@@ -94,7 +81,7 @@ export function createWebhookRecords({ main, keys, atomic, outbox }: Deps): Webh
 
     updateWebhook(account, id, change) {
       const listKey = keys.webhooks(account);
-      return optimistic([listKey], ([list]) => {
+      return readModifyWrite([listKey], ([list]) => {
         const hooks = hooksOf(list);
         const at = hooks.findIndex((h) => h.id === id);
         if (at < 0) return { result: undefined };
@@ -106,7 +93,7 @@ export function createWebhookRecords({ main, keys, atomic, outbox }: Deps): Webh
 
     removeWebhook(account, id) {
       const listKey = keys.webhooks(account);
-      return optimistic([listKey], ([list]) => {
+      return readModifyWrite([listKey], ([list]) => {
         const hooks = hooksOf(list);
         const found = hooks.find((h) => h.id === id);
         if (!found) return { result: undefined };
@@ -116,7 +103,7 @@ export function createWebhookRecords({ main, keys, atomic, outbox }: Deps): Webh
     },
 
     async unhookIfIdle(account) {
-      await optimistic([keys.webhooks(account), keys.hooked()], ([list, hooked]) => {
+      await readModifyWrite([keys.webhooks(account), keys.hooked()], ([list, hooked]) => {
         const accounts = parse<string[]>(hooked, []);
         if (hooksOf(list).length > 0 || !accounts.includes(account)) return { result: undefined };
         return { result: undefined, set: [[keys.hooked(), JSON.stringify(accounts.filter((a) => a !== account))]] };
@@ -147,7 +134,7 @@ export function createWebhookRecords({ main, keys, atomic, outbox }: Deps): Webh
 
     async recordAttempt(account, webhook, attempt) {
       const key = keys.deliveries(account, webhook);
-      await optimistic([key], ([list]) => ({
+      await readModifyWrite([key], ([list]) => ({
         result: undefined,
         set: [[key, JSON.stringify([attempt, ...parse<DeliveryAttempt[]>(list, [])].slice(0, ATTEMPTS_KEPT))]],
       }));
