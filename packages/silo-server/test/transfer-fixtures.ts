@@ -1,7 +1,7 @@
 /**
  * What the transfer tests share: a store filled through Silo's own services (accounts, keys whose
  * values are kept to authenticate with later, silos with history: updates, JSON Patch appends so
- * that tails exist, region moves, pruning by a short history), the `silo` command run in-process
+ * that tails exist, region moves, pruning by a short history; webhooks, one with a silo filter), the `silo` command run in-process
  * with an input and captured output, and exports compared line by line.
  */
 import fs from 'node:fs';
@@ -67,15 +67,26 @@ export interface SeedShape {
   silos: number;
   /** Kept versions per silo (older ones pruned). */
   history?: number;
+  /** Webhooks (default true): one for every silo of each account, and a second, filtered to one silo, on even accounts. */
+  webhooks?: boolean;
 }
+
+/** The webhooks seed makes for `accounts` accounts. */
+export const seededWebhooks = (accounts: number): number => accounts + Math.ceil(accounts / 2);
 
 /**
  * Fills the (empty) store at `url` through Silo's services; returns the key values made. Silo i:
  * an object silo updated i % 4 times, or (every third) an array silo appended to by JSON Patch;
- * every fifth moves to another region; every seventh is public.
+ * every fifth moves to another region; every seventh is public. Webhooks are made last (no
+ * delivery is owed then): account i has one for every event of every silo, and, when i is even,
+ * one for updates and deletes of its first silo only.
  */
 export async function seed(url: string, shape: SeedShape): Promise<KeyValue[]> {
-  const { silo, stores } = await openSilo({ store: oneStore(parseStoreUrl(url)), sqliteSynchronous: 'normal', historyVersions: shape.history ?? 3 }, silentLogger);
+  const { silo, stores } = await openSilo(
+    // Private addresses allowed: webhook URLs are not looked up in DNS then (none is called).
+    { store: oneStore(parseStoreUrl(url)), sqliteSynchronous: 'normal', historyVersions: shape.history ?? 3, webhookAllowPrivate: true },
+    silentLogger,
+  );
   const keys: KeyValue[] = [];
   try {
     const accounts = Array.from({ length: shape.accounts }, (_, i) => `team-${i}`);
@@ -86,6 +97,7 @@ export async function seed(url: string, shape: SeedShape): Promise<KeyValue[]> {
         keys.push({ account, type, value: created.key });
       }
     }
+    const firstSilo = new Map<string, string>();
     const one = async (i: number) => {
       const account = accounts[i % accounts.length]!;
       const region = REGIONS[i % REGIONS.length]!;
@@ -96,6 +108,7 @@ export async function seed(url: string, shape: SeedShape): Promise<KeyValue[]> {
         array ? `[{"n":${i}}]` : `{"n":${i},"text":"${'x'.repeat(i % 50)}","float":1.50}`,
       );
       const uuid = created.file_uuid;
+      if (i < accounts.length) firstSilo.set(account, uuid);
       for (let v = 0; v < i % 4; v++) {
         if (array) await silo.silos.patch(account, uuid, { type: 'json-patch', operations: [{ op: 'add', path: '/file_data/-', value: { n: i, v } }] });
         else await silo.silos.updateText(account, uuid, { file_name: `silo ${i} v${v}` }, `{"n":${i},"v":${v}}`);
@@ -104,6 +117,15 @@ export async function seed(url: string, shape: SeedShape): Promise<KeyValue[]> {
     };
     // A few at a time: quicker, and created_at values that tie are listed by uuid, as on every engine.
     for (let i = 0; i < shape.silos; i += 8) await Promise.all(Array.from({ length: Math.min(8, shape.silos - i) }, (_, j) => one(i + j)));
+    if (shape.webhooks ?? true) {
+      for (const [i, account] of accounts.entries()) {
+        await silo.webhooks.create(account, { url: `https://hooks.example.test/${account}`, events: ['silo.created', 'silo.updated', 'silo.deleted'] });
+        const only = firstSilo.get(account);
+        if (i % 2 === 0) {
+          await silo.webhooks.create(account, { url: `https://hooks.example.test/${account}/one?x=1`, events: ['silo.updated', 'silo.deleted'], ...(only ? { silos: [only] } : {}) });
+        }
+      }
+    }
   } finally {
     await silo.close();
     await stores.close();

@@ -1,6 +1,6 @@
 /**
  * `silo migrate` across engines (issue 11): SQLite → PostgreSQL → Redis Cluster (three masters of
- * the test's own) → Redis → SQLite on a store of 3 accounts, 1 000 silos with history (updates, appends, region moves, pruning) and keys; the
+ * the test's own) → Redis → SQLite on a store of 3 accounts, 1 000 silos with history (updates, appends, region moves, pruning), keys and webhooks; the
  * final export equals the first line for line, and the original keys authenticate on the final
  * store. Also the export/import round trip on Redis. This file owns database 9 of the test Redis
  * (flushed before and after; no other database is touched).
@@ -82,7 +82,7 @@ describe.skipIf(!haveRedis || !havePostgres || !haveCluster)('migrate SQLite →
       const started = Date.now();
       const run = await silo(['migrate', '--from', from, '--to', to]);
       expect(run.code, run.stderr).toBe(0);
-      expect(run.stderr).toMatch(/silo migrate: 1000\/1000 silos in .*: 3 accounts, 6 keys, 1000 silos, \d+ versions/);
+      expect(run.stderr).toMatch(/silo migrate: 1000\/1000 silos in .*: 3 accounts, 6 keys, 1000 silos, \d+ versions, 5 webhooks/);
       // The figure the issue asks for, seen in the test log.
       const engine = (url: string) => (url === clusterUrl ? 'redis-cluster' : url.split(':')[0]);
       console.log(`migrate ${engine(from)} → ${engine(to)}: ${Math.round(1000 / ((Date.now() - started) / 1000))} silos/s (${counts.versions} versions)`);

@@ -47,13 +47,15 @@ describe('export and import on SQLite', () => {
     exported = await exportOf(source);
   }, 60_000);
 
-  it('writes a header, accounts, keys, silos with their history, and the counts; never a key value or a blob id', () => {
+  it('writes a header, accounts, keys, webhooks, silos with their history, and the counts; never a key value or a blob id', () => {
     const lines = exported.trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(lines[0]).toEqual({ record: 'silo-export', version: 1, silos: 60 });
-    expect(lines.at(-1)).toMatchObject({ record: 'counts', accounts: 3, keys: 6, silos: 60 });
+    expect(lines.at(-1)).toMatchObject({ record: 'counts', accounts: 3, keys: 6, silos: 60, webhooks: 5 });
     const kinds = lines.map((l) => l.record);
     expect(kinds.indexOf('key')).toBeGreaterThan(kinds.lastIndexOf('account'));
-    expect(kinds.indexOf('silo')).toBeGreaterThan(kinds.lastIndexOf('key'));
+    expect(kinds.indexOf('webhook')).toBeGreaterThan(kinds.lastIndexOf('key'));
+    expect(kinds.indexOf('silo')).toBeGreaterThan(kinds.lastIndexOf('webhook'));
+    expect(kinds.filter((k) => k === 'webhook')).toHaveLength(5);
     for (const key of keys) expect(exported).not.toContain(key.value);
     expect(exported).not.toMatch(/"blob"|"tail"/);
     const versions = lines.filter((l) => l.record === 'version');
@@ -67,7 +69,7 @@ describe('export and import on SQLite', () => {
     const target = sqliteUrl('target');
     const run = await silo(['import'], { store: target, stdin: exported });
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stderr).toMatch(/silo import: 60\/60 silos in .* 3 accounts, 6 keys, 60 silos, \d+ versions/);
+    expect(run.stderr).toMatch(/silo import: 60\/60 silos in .* 3 accounts, 6 keys, 60 silos, \d+ versions, 5 webhooks/);
     expect(sorted(await exportOf(target))).toEqual(sorted(exported));
     expect(await authenticates(target, keys)).toBe(true);
   }, 30_000);
@@ -105,8 +107,8 @@ describe('export and import on SQLite', () => {
 
     it('an unknown record type', async () => {
       const l = lines();
-      const bad = [...l.slice(0, 5), '{"record":"webhook","url":"https://example.test"}', ...l.slice(5)].join('\n');
-      expect(await fails(bad)).toMatch(/^silo import: line 6: unknown record type "webhook"; nothing was imported/);
+      const bad = [...l.slice(0, 5), '{"record":"user","email":"someone@example.test"}', ...l.slice(5)].join('\n');
+      expect(await fails(bad)).toMatch(/^silo import: line 6: unknown record type "user"; nothing was imported/);
     });
 
     it('a truncated file (no counts line)', async () => {

@@ -10,7 +10,7 @@
  * an error; export a store no server is writing to.
  */
 import type { SiloHead, SiloStorage, VersionEntry } from 'koa-silo';
-import { accountLine, countsLine, emptyCounts, headerLine, keyLine, siloLine, versionLine, type Counts } from './format.js';
+import { accountLine, countsLine, emptyCounts, headerLine, keyLine, siloLine, versionLine, webhookLine, type Counts } from './format.js';
 import type { Progress } from './progress.js';
 
 /** The store cannot be exported as it is (it changed meanwhile, or holds what the format cannot carry). */
@@ -87,8 +87,10 @@ async function* silosOf(storage: SiloStorage, account: string): AsyncGenerator<S
 }
 
 /**
- * The export of `storage`, line by line (without newlines): the header, accounts, keys, silos with
- * their history, and the counts. `progress` hears of every silo.
+ * The export of `storage`, line by line (without newlines): the header, accounts, keys, webhooks
+ * (with their signing secrets), silos with their history, and the counts. `progress` hears of
+ * every silo. Pending webhook deliveries and attempt logs are not exported: an export is the
+ * store's state, and what the source still owes its receivers the source delivers until it stops.
  */
 export async function* exportLines(storage: SiloStorage, progress: Progress): AsyncGenerator<string> {
   const counts: Counts = emptyCounts();
@@ -108,6 +110,13 @@ export async function* exportLines(storage: SiloStorage, progress: Progress): As
     for (const key of await storage.listKeys(name)) {
       yield keyLine(key);
       counts.keys++;
+    }
+  }
+  for (const name of names) {
+    for (const hook of await storage.listWebhooks(name)) {
+      if (hook.account !== name) throw new ExportError(`webhook ${JSON.stringify(hook.id)} is listed under account ${JSON.stringify(name)} but names account ${JSON.stringify(hook.account)}`);
+      yield webhookLine(hook);
+      counts.webhooks++;
     }
   }
   for (const name of names) {

@@ -5,10 +5,23 @@
  * whichever engine holds it. Reading checks every field, so that a damaged file is refused with
  * the line that is wrong rather than half understood.
  */
-import { REGIONS, MANAGE_KEY_DURATIONS, type Account, type ImportedSilo, type SiloHead, type StoredKey, type VersionEntry } from 'koa-silo';
+import { REGIONS, MANAGE_KEY_DURATIONS, type Account, type ImportedSilo, type SiloHead, type SiloStorage, type StoredKey, type VersionEntry } from 'koa-silo';
 
 export const FORMAT_NAME = 'silo-export';
+/**
+ * Still 1 with webhooks: a file written before them (no `webhook` line, no `webhooks` count) reads
+ * as it always did. A silo from before webhooks refuses a file of this one at its first `webhook`
+ * line, or at the counts line's `webhooks`, rather than drop them.
+ */
 export const FORMAT_VERSION = 1;
+
+/** A webhook as storage keeps it, signing secret included (koa-silo's StoredWebhook). */
+export type StoredWebhook = Awaited<ReturnType<SiloStorage['listWebhooks']>>[number];
+type WebhookEvent = StoredWebhook['events'][number];
+const WEBHOOK_EVENTS = ['silo.created', 'silo.updated', 'silo.deleted'] as const satisfies readonly WebhookEvent[];
+// Fails to compile when koa-silo gains an event this list lacks (an import would refuse it).
+const everyEvent: [Exclude<WebhookEvent, (typeof WEBHOOK_EVENTS)[number]>] extends [never] ? true : never = true;
+void everyEvent;
 
 export interface HeaderRecord {
   record: typeof FORMAT_NAME;
@@ -18,6 +31,8 @@ export interface HeaderRecord {
 }
 export type AccountRecord = { record: 'account' } & Account;
 export type KeyRecord = { record: 'key' } & StoredKey;
+/** One webhook of an account, with its signing secret (receivers keep verifying with it). */
+export type WebhookRecord = { record: 'webhook' } & StoredWebhook;
 export type SiloLine = { record: 'silo' } & ImportedSilo;
 /** One kept version of the silo of the `silo` line before it, with its data's exact JSON text. */
 export type VersionLine = { record: 'version'; file_uuid: string; data: string } & Omit<VersionEntry, 'blob' | 'tail'>;
@@ -26,17 +41,19 @@ export interface Counts {
   keys: number;
   silos: number;
   versions: number;
+  /** Absent from files written before webhooks: read as 0. */
+  webhooks: number;
 }
 export type CountsRecord = { record: 'counts' } & Counts;
 
 /**
- * Every record of format 1. Console users (`user`) and webhooks (`webhook`) will be records of
- * their own, written after the keys and before the silos, once Silo has them; a reader of this
- * version refuses them as unknown rather than skip them.
+ * Every record of format 1. Console users (`user`) will be records of their own, written after
+ * the webhooks and before the silos, once Silo has them; a reader of this version refuses them as
+ * unknown rather than skip them.
  */
-export type TransferRecord = HeaderRecord | AccountRecord | KeyRecord | SiloLine | VersionLine | CountsRecord;
+export type TransferRecord = HeaderRecord | AccountRecord | KeyRecord | WebhookRecord | SiloLine | VersionLine | CountsRecord;
 
-export const emptyCounts = (): Counts => ({ accounts: 0, keys: 0, silos: 0, versions: 0 });
+export const emptyCounts = (): Counts => ({ accounts: 0, keys: 0, silos: 0, versions: 0, webhooks: 0 });
 
 /** A stored record has a field this format does not carry: exporting it would lose it silently. */
 export class UnknownFieldError extends Error {}
@@ -45,9 +62,10 @@ export class UnknownFieldError extends Error {}
 const FIELDS = {
   account: ['name', 'plan', 'created_at'],
   key: ['type', 'name', 'account', 'created_at', 'duration?', 'expires_at?', 'hash'],
+  webhook: ['id', 'account', 'url', 'events', 'silos', 'created_at', 'disabled', 'failing_since', 'secret'],
   silo: ['file_uuid', 'file_name', 'region_name', 'is_public', 'created_at', 'updated_at', 'account', 'size', 'version', 'etag', 'oldest'],
   version: ['file_uuid', 'version', 'updated_at', 'file_name', 'is_public', 'region_name', 'size', 'etag', 'data'],
-  counts: ['accounts', 'keys', 'silos', 'versions'],
+  counts: ['accounts', 'keys', 'silos', 'versions', 'webhooks'],
 } as const;
 
 /** Storage-internal fields: where data lies, which another engine names differently. */
@@ -70,6 +88,7 @@ function line(kind: Kind, source: object, what: () => string): string {
 export const headerLine = (silos: number): string => JSON.stringify({ record: FORMAT_NAME, version: FORMAT_VERSION, silos });
 export const accountLine = (a: Account): string => line('account', a, () => `account ${JSON.stringify(a.name)}`);
 export const keyLine = (k: StoredKey): string => line('key', k, () => `a key of account ${JSON.stringify(k.account)}`);
+export const webhookLine = (w: StoredWebhook): string => line('webhook', w, () => `webhook ${JSON.stringify(w.id)} of account ${JSON.stringify(w.account)}`);
 export const siloLine = (h: SiloHead): string => line('silo', h, () => `silo ${h.file_uuid}`);
 export const countsLine = (c: Counts): string => line('counts', c, () => 'counts');
 export function versionLine(uuid: string, e: VersionEntry, data: string): string {
@@ -88,6 +107,11 @@ const count: Check = (v) => Number.isSafeInteger(v) && (v as number) >= 0;
 const positive: Check = (v) => Number.isSafeInteger(v) && (v as number) >= 1;
 const region: Check = (v) => (REGIONS as readonly unknown[]).includes(v);
 const sha256: Check = (v) => typeof v === 'string' && /^[0-9a-f]{64}$/.test(v);
+const texts = (v: unknown): v is string[] => Array.isArray(v) && v.every(text);
+const events: Check = (v) => texts(v) && v.length > 0 && new Set(v).size === v.length && v.every((e) => (WEBHOOK_EVENTS as readonly string[]).includes(e));
+const webhookUrl: Check = (v) => typeof v === 'string' && URL.canParse(v) && ['https:', 'http:'].includes(new URL(v).protocol);
+/** `whsec_` and base64 (a bare base64 secret signs too): what koa-silo's signatures accept. */
+const secret: Check = (v) => typeof v === 'string' && /^(whsec_)?[A-Za-z0-9+/]+={0,2}$/.test(v);
 
 const CHECKS: Record<Kind, Record<string, Check>> = {
   account: { name: text, plan: text, created_at: time },
@@ -99,6 +123,17 @@ const CHECKS: Record<Kind, Record<string, Check>> = {
     duration: (v) => v === undefined || (MANAGE_KEY_DURATIONS as readonly unknown[]).includes(v),
     expires_at: (v) => v === undefined || v === null || time(v),
     hash: sha256,
+  },
+  webhook: {
+    id: text,
+    account: text,
+    url: webhookUrl,
+    events,
+    silos: (v) => v === null || texts(v),
+    created_at: time,
+    disabled: bool,
+    failing_since: (v) => v === null || time(v),
+    secret,
   },
   silo: {
     file_uuid: text,
@@ -114,7 +149,7 @@ const CHECKS: Record<Kind, Record<string, Check>> = {
     oldest: positive,
   },
   version: { file_uuid: text, version: positive, updated_at: time, file_name: str, is_public: bool, region_name: region, size: count, etag: text, data: str },
-  counts: { accounts: count, keys: count, silos: count, versions: count },
+  counts: { accounts: count, keys: count, silos: count, versions: count, webhooks: (v) => v === undefined || count(v) },
 };
 
 /** Parses one line into a record of this format, or throws RecordError saying what is wrong. */
@@ -141,6 +176,8 @@ export function parseRecord(raw: string): TransferRecord {
   for (const [name, check] of Object.entries(checks)) {
     if (!check(fields[name])) throw new RecordError(`a ${kind} record with ${fields[name] === undefined ? 'no' : 'an invalid'} ${name}`);
   }
+  // A counts line from before webhooks: none.
+  if (kind === 'counts' && fields.webhooks === undefined) return { ...(value as Omit<CountsRecord, 'webhooks'>), webhooks: 0 };
   return value as TransferRecord;
 }
 

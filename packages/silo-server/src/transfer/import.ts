@@ -4,6 +4,10 @@
  * commit (SiloStorage.importSilo) once its last version line is read. A few silos are written at
  * once (WRITE_AHEAD) while the next lines are read; memory holds those and one silo being read.
  *
+ * Webhooks are held until every line is read and the counts line matches what was read, then
+ * inserted (with their secrets, and no per-account limit: the export held them all): a file that
+ * turns out bad never made a webhook live, even for a moment, and removing them is rarely needed.
+ *
  * Every line is checked before anything of it is written; the counts line at the end is checked
  * against the records read, what was written, and what the target then lists. On any failure
  * (a bad line, a missing counts line, a mismatch, the store failing, an interruption) the import
@@ -11,7 +15,7 @@
  * target is then left with part of the import, to be emptied before trying again.
  */
 import type { ImportedVersion, SiloStorage } from 'koa-silo';
-import { emptyCounts, FORMAT_NAME, parseRecord, RecordError, siloOf, type Counts, type SiloLine, type TransferRecord } from './format.js';
+import { emptyCounts, FORMAT_NAME, parseRecord, RecordError, siloOf, type Counts, type SiloLine, type StoredWebhook, type TransferRecord } from './format.js';
 import type { Progress } from './progress.js';
 import { removeImported } from './rollback.js';
 
@@ -26,9 +30,16 @@ class LineError extends Error {}
 
 const at = (line: number, message: string) => new LineError(`line ${line}: ${message}`);
 
-type Phase = 'header' | 'accounts' | 'keys' | 'silos' | 'end';
-const ORDER: Record<Exclude<TransferRecord['record'], typeof FORMAT_NAME>, Phase> = { account: 'accounts', key: 'keys', silo: 'silos', version: 'silos', counts: 'end' };
-const RANK: Record<Phase, number> = { header: 0, accounts: 1, keys: 2, silos: 3, end: 4 };
+type Phase = 'header' | 'accounts' | 'keys' | 'webhooks' | 'silos' | 'end';
+const ORDER: Record<Exclude<TransferRecord['record'], typeof FORMAT_NAME>, Phase> = {
+  account: 'accounts',
+  key: 'keys',
+  webhook: 'webhooks',
+  silo: 'silos',
+  version: 'silos',
+  counts: 'end',
+};
+const RANK: Record<Phase, number> = { header: 0, accounts: 1, keys: 2, webhooks: 3, silos: 4, end: 5 };
 
 /** The silo whose version lines are being read. */
 interface OpenSilo {
@@ -103,6 +114,9 @@ async function importInto(storage: SiloStorage, lines: AsyncIterable<string>, op
   const written = emptyCounts();
   const accounts = new Set<string>();
   const hashes = new Set<string>();
+  /** Webhooks read, written once every line is read and checked. */
+  const hooks: { line: number; hook: StoredWebhook }[] = [];
+  const hookIds = new Set<string>();
   const writes = new WriteWindow(WRITE_AHEAD);
   let phase: Phase = 'header';
   let open: OpenSilo | undefined;
@@ -146,7 +160,7 @@ async function importInto(storage: SiloStorage, lines: AsyncIterable<string>, op
     }
     if (phase === 'header') throw at(lineNo, `not a silo export: the first line must be {"record":"${FORMAT_NAME}",...}`);
     const next = ORDER[record.record];
-    if (RANK[next] < RANK[phase]) throw at(lineNo, `a ${record.record} record after the ${phase} (an export lists accounts, then keys, then silos)`);
+    if (RANK[next] < RANK[phase]) throw at(lineNo, `a ${record.record} record after the ${phase} (an export lists accounts, then keys, then webhooks, then silos)`);
     phase = next;
 
     switch (record.record) {
@@ -167,6 +181,16 @@ async function importInto(storage: SiloStorage, lines: AsyncIterable<string>, op
         if (!(await storage.insertKey(key))) throw at(lineNo, `the ${key.type} key ${JSON.stringify(key.name)} of account ${JSON.stringify(key.account)} appears twice`);
         hashes.add(key.hash);
         written.keys++;
+        break;
+      }
+      case 'webhook': {
+        read.webhooks++;
+        const { record: _, ...hook } = record;
+        if (!accounts.has(hook.account)) throw at(lineNo, `a webhook of account ${JSON.stringify(hook.account)}, which no account line before it names`);
+        const id = `${hook.account}\n${hook.id}`;
+        if (hookIds.has(id)) throw at(lineNo, `webhook ${JSON.stringify(hook.id)} of account ${JSON.stringify(hook.account)} appears twice`);
+        hookIds.add(id);
+        hooks.push({ line: lineNo, hook });
         break;
       }
       case 'silo': {
@@ -206,6 +230,12 @@ async function importInto(storage: SiloStorage, lines: AsyncIterable<string>, op
   }
   await writes.settle();
   if (!expected) throw new Error(`the input ends after line ${lineNo} without its counts line: it is truncated (or not a whole export)`);
+  if (signal?.aborted) throw new Error(`interrupted after line ${lineNo}`);
+  for (const { line, hook } of hooks) {
+    // No limit: the source held them all, whatever limit per account the target's servers apply.
+    if (!(await storage.insertWebhook(hook, Number.MAX_SAFE_INTEGER))) throw at(line, `webhook ${JSON.stringify(hook.id)} could not be written`);
+    written.webhooks++;
+  }
   const wrote = differences(expected, written);
   if (wrote) throw new Error(`the counts line says ${wrote} written`);
   const listed = differences(expected, await listedCounts(storage, written.versions));
@@ -227,9 +257,11 @@ async function listedCounts(storage: SiloStorage, versions: number): Promise<Cou
   const names = await storage.listAccountNames();
   let keys = 0;
   let silos = 0;
+  let webhooks = 0;
   for (const name of names) {
     keys += (await storage.listKeys(name)).length;
     silos += (await storage.index.page(name, 0, 0)).total;
+    webhooks += (await storage.listWebhooks(name)).length;
   }
-  return { accounts: names.length, keys, silos, versions };
+  return { accounts: names.length, keys, silos, versions, webhooks };
 }

@@ -1,7 +1,7 @@
 /**
  * Undoing a failed import. An import writes into empty storage only, so what it wrote is exactly
  * what the accounts it created hold: each of their silos (found through the listing index, page
- * by page, so memory stays flat), their keys, then the accounts themselves. Every step is one of
+ * by page, so memory stays flat), their webhooks, their keys, then the accounts themselves. Every step is one of
  * storage's own atomic removals, so a rollback cut short leaves whole records, never parts of
  * one, and running it again finishes the job.
  *
@@ -13,7 +13,7 @@ import type { SiloStorage } from 'koa-silo';
 
 const PAGE = 100;
 
-/** Removes every silo and key of `accounts`, then the accounts. Throws when a step fails. */
+/** Removes every silo, webhook and key of `accounts`, then the accounts. Throws when a step fails. */
 export async function removeImported(storage: SiloStorage, accounts: readonly string[]): Promise<void> {
   for (const account of [...accounts].reverse()) {
     for (;;) {
@@ -23,6 +23,9 @@ export async function removeImported(storage: SiloStorage, accounts: readonly st
       const removed = await Promise.all(heads.map((head) => (head ? storage.deleteSilo(head) : false)));
       if (!removed.some(Boolean)) throw new Error(`silos of account ${JSON.stringify(account)} could not be removed (is a server writing to this store?)`);
     }
+    for (const hook of await storage.listWebhooks(account)) await storage.removeWebhook(account, hook.id);
+    // Off the delivery worker's round too: an import writes no pending delivery, so none waits.
+    await storage.unhookIfIdle(account);
     for (const key of await storage.listKeys(account)) await storage.removeKey(account, key.type, key.name);
     await storage.removeAccount(account);
   }
