@@ -94,14 +94,16 @@ Every setting is an environment variable or a flag (the flag wins):
 `,
   'accounts create': 'Usage: silo accounts create NAME [--json]\n\nCreates an account (1 to 64 letters, digits, ".", "_", "-").\n',
   'accounts list': 'Usage: silo accounts list [--json]\n\nLists accounts and their plans.\n',
-  'keys create': `Usage: silo keys create --type manage|access --name NAME [--duration D] [--account NAME] [--json]
+  'keys create': `Usage: silo keys create --type manage|access --name NAME [--duration D] [--silos UUID,...] [--account NAME] [--json]
 
 Creates a key and prints its value: the only time it is ever shown.
   --type      manage (X-MAN-API, management) or access (X-SILO-KEY, private reads)
   --name      unique per account and type
   --duration  manage keys only: 7d, 30d (default), 90d, 365d or never
+  --silos     access keys only: the silos it may read (comma-separated file_uuids, at most 100);
+              any other silo answers 404 to it. Default: every silo of the account
   --account   default: default
-  --json      print one JSON object: type, name, account, key, created_at (+ duration, expires_at)
+  --json      print one JSON object: type, name, account, key, created_at (+ duration, expires_at, silos)
 `,
   'keys list': `Usage: silo keys list [--account NAME] [--json]
 
@@ -245,11 +247,14 @@ async function keysCreate(args: string[], io: Io): Promise<number> {
     type: { type: 'string' },
     name: { type: 'string' },
     duration: { type: 'string' },
+    silos: { type: 'string' },
     account: { type: 'string', default: 'default' },
     json: { type: 'boolean' },
   }, 0);
   if (values.help) return help(cmd, io);
   const type = keyType(cmd, values);
+  const silos = values.silos === undefined ? undefined : String(values.silos).split(',').map((s) => s.trim()).filter(Boolean);
+  if (silos !== undefined && type !== 'access') throw new UsageError(`silo ${cmd}: --silos applies to access keys only`);
   const name = required(cmd, values, 'name', 'the key name');
   const account = String(values.account);
   const duration = values.duration as string | undefined;
@@ -260,14 +265,21 @@ async function keysCreate(args: string[], io: Io): Promise<number> {
   const key = await withAccounts(cmd, values, io, async (accounts) => {
     await ensureAccount(accounts, account);
     if (!(await accounts.getAccount(account))) throw accountMissing(account);
-    return accounts.createKey({ account, type, name, ...(duration ? { duration: duration as (typeof MANAGE_KEY_DURATIONS)[number] } : {}) });
+    return accounts.createKey({
+      account,
+      type,
+      name,
+      ...(duration ? { duration: duration as (typeof MANAGE_KEY_DURATIONS)[number] } : {}),
+      ...(silos ? { silos } : {}),
+    });
   }, { needsStore: false });
   if (values.json) {
     io.stdout(`${JSON.stringify(key)}\n`);
   } else {
     const expiry = key.type === 'manage' ? (key.expires_at ? `, expires ${key.expires_at}` : ', never expires') : '';
+    const scope = key.silos ? `, reading only ${key.silos.length === 1 ? 'silo' : `these ${key.silos.length} silos:`} ${key.silos.join(', ')}` : '';
     io.stdout(
-      `Created ${key.type} key ${JSON.stringify(key.name)} for account ${JSON.stringify(key.account)}${expiry}.\n` +
+      `Created ${key.type} key ${JSON.stringify(key.name)} for account ${JSON.stringify(key.account)}${expiry}${scope}.\n` +
         `${key.key}\n` +
         `This value is shown once and never again: store it now. Send it as ${key.type === 'manage' ? 'X-MAN-API' : 'X-SILO-KEY'}.\n`,
     );
@@ -295,8 +307,8 @@ async function keysList(args: string[], io: Io): Promise<number> {
     const now = Date.now();
     io.stdout(
       table([
-        ['TYPE', 'NAME', 'CREATED', 'EXPIRES'],
-        ...keys.map((k) => [k.type, k.name, k.created_at, k.type === 'manage' ? expiryText(k.expires_at ?? null, now) : '-']),
+        ['TYPE', 'NAME', 'CREATED', 'EXPIRES', 'SILOS'],
+        ...keys.map((k) => [k.type, k.name, k.created_at, k.type === 'manage' ? expiryText(k.expires_at ?? null, now) : '-', k.silos ? k.silos.join(',') : 'all']),
       ]),
     );
   }

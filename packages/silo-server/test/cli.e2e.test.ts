@@ -130,9 +130,9 @@ describe('silo command', () => {
       const list = await runSilo(['keys', 'list'], { env: {}, cwd: project });
       expect(list.stderr).toBe(`silo keys list: store ${store}\n`);
       // Both keys of the first start (created in the same millisecond, they may come in either order).
-      expect(list.stdout).toMatch(/^TYPE\s+NAME\s+CREATED\s+EXPIRES\n/);
-      expect(list.stdout).toMatch(/\nmanage\s+default\s+\S+\s+\S+Z \(in 29 days\)\n/);
-      expect(list.stdout).toMatch(/\naccess\s+default\s+\S+\s+-\n/);
+      expect(list.stdout).toMatch(/^TYPE\s+NAME\s+CREATED\s+EXPIRES\s+SILOS\n/);
+      expect(list.stdout).toMatch(/\nmanage\s+default\s+\S+\s+\S+Z \(in 29 days\)\s+all\n/);
+      expect(list.stdout).toMatch(/\naccess\s+default\s+\S+\s+-\s+all\n/);
 
       const elsewhere = await runSilo(['keys', 'list'], { env: {}, cwd: below });
       failsWith(elsewhere, 1, new RegExp(`^silo keys list: no store at ${below}/\\.silo-data/silo\\.sqlite .*there is one in ${project}/\\.silo-data`));

@@ -86,7 +86,7 @@ describe('silo (in-process)', () => {
     expect(Object.keys(access).sort()).toEqual(['account', 'created_at', 'key', 'name', 'type']);
 
     const text = await silo('keys', 'list');
-    expect(text.stdout).toMatch(/^TYPE\s+NAME\s+CREATED\s+EXPIRES\nmanage\s+ci\s+\S+\s+\S+Z \(in 6 days\)\naccess\s+reader\s+\S+\s+-\n$/);
+    expect(text.stdout).toMatch(/^TYPE\s+NAME\s+CREATED\s+EXPIRES\s+SILOS\nmanage\s+ci\s+\S+\s+\S+Z \(in 6 days\)\s+all\naccess\s+reader\s+\S+\s+-\s+all\n$/);
     const list = JSON.parse((await silo('keys', 'list', '--json')).stdout) as Array<Record<string, unknown>>;
     expect(list).toEqual([
       { type: 'manage', name: 'ci', account: 'default', created_at: expect.any(String), duration: '7d', expires_at: expect.any(String) },

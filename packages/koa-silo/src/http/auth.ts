@@ -27,6 +27,11 @@ export interface Caller extends Principal {
   confirm(): Promise<void>;
 }
 
+/** Whether the caller's key reaches silo `uuid` (a scoped access key reaches only its silos, contract §15). */
+export function reaches(caller: Principal, uuid: string): boolean {
+  return caller.silos === undefined || caller.silos.includes(uuid.toLowerCase());
+}
+
 /** How old an authentication may be before a write checks the key again. */
 const RECHECK_AFTER_MS = 250;
 

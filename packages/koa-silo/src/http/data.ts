@@ -10,10 +10,10 @@
  */
 import type { Context } from 'koa';
 import { compile, hasQueryParams, parseJson, toJSON } from 'silo-query';
-import { BadRequestError } from '../errors.js';
+import { BadRequestError, NotFoundError } from '../errors.js';
 import type { SiloHandle, SiloService } from '../service/types.js';
 import { loadCharged, releaseAfterUse, type Admission } from './admission.js';
-import type { Auth } from './auth.js';
+import { reaches, type Auth } from './auth.js';
 import { allowAnyOrigin } from './cors.js';
 import { answeredNotModified, etagFor, queryTag } from './etag.js';
 import { estimateParsedBytes, WORST_BYTES_PER_CHAR } from './heap-estimate.js';
@@ -104,6 +104,8 @@ export function dataHandlers(deps: DataDeps) {
     async privateRead(ctx: Context, param: string): Promise<void> {
       const caller = await auth.require(ctx, 'access');
       const plan = planOf(ctx.querystring);
+      // Outside a scoped key's silos: the same 404 as a silo of another account.
+      if (!reaches(caller, param)) throw new NotFoundError();
       await respond(ctx, param, caller.account, plan);
     },
 

@@ -12,10 +12,10 @@
  * (on the public address), deleted or moved ends the stream.
  */
 import type { Context } from 'koa';
-import { BadRequestError } from '../errors.js';
+import { BadRequestError, NotFoundError } from '../errors.js';
 import type { EventBus, SiloEvent } from '../events/types.js';
 import type { Region, SiloMeta, SiloService, VersionInfo } from '../service/types.js';
-import type { Auth, Caller } from './auth.js';
+import { reaches, type Auth, type Caller } from './auth.js';
 import { clientAddress } from './client.js';
 import { allowAnyOrigin } from './cors.js';
 import { TooManyStreamsError } from './errors.js';
@@ -217,6 +217,7 @@ export function eventHandlers(deps: EventsDeps) {
     /** GET /<file_uuid>/events with X-SILO-KEY. */
     async privateEvents(ctx: Context, param: string): Promise<void> {
       const caller = await auth.require(ctx, 'access');
+      if (!reaches(caller, param)) throw new NotFoundError();
       await siloStream(ctx, param, caller);
     },
 

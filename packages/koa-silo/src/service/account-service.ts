@@ -10,8 +10,10 @@ import { isoTime, systemClock, type Clock } from './clock.js';
 import { generateKeyValue, hashKeyValue, KEY_HEADER, KEY_PREFIX, MAX_KEY_VALUE_LENGTH, sameHash } from './key-values.js';
 import { cachedPlanNames } from './plan-names.js';
 import { DEFAULT_PLAN_NAME, withDefaultPlan, type Plans } from './plans.js';
+import { canonicalUuid } from './silo-ids.js';
 import {
   MANAGE_KEY_DURATIONS,
+  MAX_KEY_SILOS,
   type Account,
   type AccountService,
   type CreatedKey,
@@ -51,6 +53,15 @@ function checkKeyName(name: string): void {
   }
 }
 
+/** A scoped key's silos: canonical uuids, each once, 1 to MAX_KEY_SILOS of them. */
+function scopeOf(silos: readonly string[]): string[] {
+  const uuids = silos.map((s) => canonicalUuid(s.trim()));
+  if (uuids.length === 0 || uuids.length > MAX_KEY_SILOS || uuids.some((u) => u === undefined)) {
+    throw new BadRequestError(`A scoped access key names 1 to ${MAX_KEY_SILOS} silos by their file_uuid`);
+  }
+  return [...new Set(uuids as string[])];
+}
+
 function isDuration(value: string): value is ManageKeyDuration {
   return (MANAGE_KEY_DURATIONS as readonly string[]).includes(value);
 }
@@ -62,6 +73,7 @@ function publicInfo(key: StoredKey): KeyInfo {
     info.duration = key.duration ?? DEFAULT_MANAGE_KEY_DURATION;
     info.expires_at = key.expires_at ?? null;
   }
+  if (key.silos) info.silos = [...key.silos];
   return info;
 }
 
@@ -119,6 +131,10 @@ export function createAccountService(storage: SiloStorage, options: AccountServi
       } else if (input.duration !== undefined) {
         throw new BadRequestError('Access keys do not expire: a duration applies to manage keys only');
       }
+      if (input.silos !== undefined) {
+        if (type !== 'access') throw new BadRequestError('Only access keys are scoped to silos');
+        stored.silos = scopeOf(input.silos);
+      }
       const value = generateKeyValue(type);
       stored.hash = hashKeyValue(value);
       if (!(await storage.insertKey(stored))) {
@@ -152,7 +168,7 @@ export function createAccountService(storage: SiloStorage, options: AccountServi
       const hash = hashKeyValue(value);
       const key = await storage.getKeyByHash(hash);
       if (!key || key.type !== type || !sameHash(key.hash, hash) || isExpired(key, now())) throw invalid();
-      return { account: key.account, keyType: key.type, keyName: key.name };
+      return { account: key.account, keyType: key.type, keyName: key.name, ...(key.silos ? { silos: key.silos } : {}) };
     },
   };
 }

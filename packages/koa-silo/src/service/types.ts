@@ -129,6 +129,8 @@ export interface KeyInfo {
   duration?: ManageKeyDuration;
   /** Manage keys only: RFC 3339, or null for `never`. */
   expires_at?: string | null;
+  /** Access keys only: the silos it reads (a scoped key, contract §15); absent: every silo of the account. */
+  silos?: string[];
 }
 
 /** A freshly created key: the only time its value exists outside the caller's hands. */
@@ -141,6 +143,8 @@ export interface Principal {
   account: string;
   keyType: KeyType;
   keyName: string;
+  /** A scoped access key's silos (canonical uuids); absent: every silo of the account. */
+  silos?: readonly string[];
 }
 
 export interface CreateKeyInput {
@@ -149,7 +153,12 @@ export interface CreateKeyInput {
   name: string;
   /** Manage keys only; default `30d`. */
   duration?: ManageKeyDuration;
+  /** Access keys only: scope the key to these silos (uuids, at most MAX_KEY_SILOS). */
+  silos?: readonly string[];
 }
+
+/** Silos one scoped access key may name. */
+export const MAX_KEY_SILOS = 100;
 
 /** Accounts and keys: used by the HTTP auth step, the programmatic API and the `silo` command. */
 export interface AccountService {

@@ -61,7 +61,7 @@ export class UnknownFieldError extends Error {}
 /** Fields of each record in the order they are written; `?` marks one that may be absent. */
 const FIELDS = {
   account: ['name', 'plan', 'created_at'],
-  key: ['type', 'name', 'account', 'created_at', 'duration?', 'expires_at?', 'hash'],
+  key: ['type', 'name', 'account', 'created_at', 'duration?', 'expires_at?', 'silos?', 'hash'],
   webhook: ['id', 'account', 'url', 'events', 'silos', 'created_at', 'disabled', 'failing_since', 'secret'],
   silo: ['file_uuid', 'file_name', 'region_name', 'is_public', 'created_at', 'updated_at', 'account', 'size', 'version', 'etag', 'oldest'],
   version: ['file_uuid', 'version', 'updated_at', 'file_name', 'is_public', 'region_name', 'size', 'etag', 'data'],
@@ -122,6 +122,7 @@ const CHECKS: Record<Kind, Record<string, Check>> = {
     created_at: time,
     duration: (v) => v === undefined || (MANAGE_KEY_DURATIONS as readonly unknown[]).includes(v),
     expires_at: (v) => v === undefined || v === null || time(v),
+    silos: (v) => v === undefined || (texts(v) && v.length > 0),
     hash: sha256,
   },
   webhook: {
