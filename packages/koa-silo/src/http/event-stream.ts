@@ -42,6 +42,16 @@ export class EventStream {
     return this.#closed;
   }
 
+  /** An event as bytes, to send as it is to many streams (sendFrame). */
+  static frame(event: string, data: string, id?: number): Buffer {
+    return Buffer.from(`event: ${event}\n${id === undefined ? '' : `id: ${id}\n`}data: ${data}\n\n`, 'utf8');
+  }
+
+  /** An event made by `frame`. False when the stream has ended. */
+  sendFrame(frame: Buffer): boolean {
+    return this.#write(frame);
+  }
+
   /** One event; `data` is one line of JSON (in parts: shared buffers are written, not copied). False when the stream has ended. */
   send(event: string, data: string | (string | Buffer)[], id?: number): boolean {
     const head = `event: ${event}\n${id === undefined ? '' : `id: ${id}\n`}data: `;

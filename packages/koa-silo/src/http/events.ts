@@ -78,27 +78,82 @@ class StreamBudget {
 }
 
 /** A stream's events handled one at a time, in order; too many waiting ends the stream. */
-function serialQueue(stream: EventStream) {
-  let tail: Promise<void> = Promise.resolve();
-  let pending = 0;
-  return (work: () => Promise<void>) => {
-    if (stream.closed) return;
-    if (pending >= MAX_PENDING) return stream.close();
-    pending++;
-    tail = tail
-      .then(() => (stream.closed ? undefined : work()))
-      .catch(() => stream.close())
-      .finally(() => pending--);
-  };
+class SerialQueue {
+  #tail: Promise<void> = Promise.resolve();
+  #pending = 0;
+
+  constructor(private readonly stream: EventStream) {}
+
+  /** Nothing waits: an event may be sent at once, in order. */
+  get idle(): boolean {
+    return this.#pending === 0;
+  }
+
+  add(work: () => Promise<void>): void {
+    if (this.stream.closed) return;
+    if (this.#pending >= MAX_PENDING) return this.stream.close();
+    this.#pending++;
+    this.#tail = this.#tail
+      .then(() => (this.stream.closed ? undefined : work()))
+      .catch(() => this.stream.close())
+      .finally(() => this.#pending--);
+  }
 }
 
-/** Every second, the key again: revoked (or expired), the stream ends. */
-function watchKey(stream: EventStream, caller: Caller): void {
+/**
+ * Every second, the key again: revoked (or expired), the stream ends. Answers whether the key was
+ * checked within the last second (an event then needs no check of its own).
+ */
+function watchKey(stream: EventStream, caller: Caller): () => boolean {
+  let checkedAt = Date.now();
   const timer = setInterval(() => {
-    caller.confirm().catch(() => stream.close());
+    caller.confirm().then(
+      () => (checkedAt = Date.now()),
+      () => stream.close(),
+    );
   }, KEY_CHECK_MS);
   timer.unref();
   stream.onClose(() => clearInterval(timer));
+  return () => Date.now() - checkedAt < KEY_CHECK_MS;
+}
+
+/**
+ * Events of the bus routed by silo and by account: one subscription for every stream of this
+ * process, and each event reaches only the streams that want it.
+ */
+class Fanout {
+  readonly #silos = new Map<string, Set<(event: SiloEvent) => void>>();
+  readonly #accounts = new Map<string, Set<(event: SiloEvent) => void>>();
+  #unsubscribe: (() => void) | undefined;
+
+  constructor(private readonly bus: EventBus) {}
+
+  onSilo(uuid: string, listener: (event: SiloEvent) => void): () => void {
+    return this.#add(this.#silos, uuid, listener);
+  }
+
+  onAccount(account: string, listener: (event: SiloEvent) => void): () => void {
+    return this.#add(this.#accounts, account, listener);
+  }
+
+  #add(map: Map<string, Set<(event: SiloEvent) => void>>, key: string, listener: (event: SiloEvent) => void): () => void {
+    this.#unsubscribe ??= this.bus.subscribe((event) => {
+      for (const fn of [...(this.#silos.get(event.silo.file_uuid) ?? []), ...(this.#accounts.get(event.account) ?? [])]) {
+        try {
+          fn(event);
+        } catch {
+          // One stream's failure is its own; the others still hear.
+        }
+      }
+    });
+    let set = map.get(key);
+    if (!set) map.set(key, (set = new Set()));
+    set.add(listener);
+    return () => {
+      set.delete(listener);
+      if (set.size === 0) map.delete(key);
+    };
+  }
 }
 
 /**
@@ -112,10 +167,25 @@ function eventData(meta: EventData, data?: Buffer): (string | Buffer)[] {
 
 /** Data texts of recent versions, read once for every stream that sends them (?data=1). */
 const SHARED_TEXTS = 16;
+/** Encoded update events of recent versions, made once for every stream that sends them. */
+const SHARED_FRAMES = 64;
 
 export function eventHandlers(deps: EventsDeps) {
   const { auth, silos, bus, regionOf } = deps;
   const budget = new StreamBudget(deps.maxStreamsPerClient);
+  const fanout = new Fanout(bus);
+  const frames = new Map<string, Buffer>();
+  /** An update event (without data) as the bytes every stream of its silo sends. */
+  const sharedFrame = (event: SiloEvent): Buffer => {
+    const key = `${event.silo.file_uuid}:${event.silo.version}`;
+    let frame = frames.get(key);
+    if (!frame) {
+      frame = EventStream.frame('update', JSON.stringify(event.silo), event.silo.version);
+      if (frames.size >= SHARED_FRAMES) frames.delete(frames.keys().next().value!);
+      frames.set(key, frame);
+    }
+    return frame;
+  };
   const texts = new Map<string, Promise<Buffer>>();
   /** A version's data as one line of bytes (its line breaks can only be JSON whitespace). */
   const sharedText = (account: string, uuid: string, version: number): Promise<Buffer> => {
@@ -133,13 +203,13 @@ export function eventHandlers(deps: EventsDeps) {
   const clientOf = (ctx: Context, caller: Caller | undefined) =>
     caller ? `key:${caller.keyType}:${caller.account}:${caller.keyName}` : `ip:${clientAddress(ctx, deps.trustProxy)}`;
 
-  function open(ctx: Context, caller: Caller | undefined): EventStream {
+  /** A stream for `caller` (undefined: the public address), and whether its key was checked just now. */
+  function open(ctx: Context, caller: Caller | undefined): { stream: EventStream; keyFresh: () => boolean } {
     const client = clientOf(ctx, caller);
     budget.admit(client);
     const stream = new EventStream(ctx, deps.keepAliveMs);
     budget.track(client, stream);
-    if (caller) watchKey(stream, caller);
-    return stream;
+    return { stream, keyFresh: caller ? watchKey(stream, caller) : () => true };
   }
 
   /** The stream of one silo, on its region's address; `caller` undefined: the public address. */
@@ -149,7 +219,7 @@ export function eventHandlers(deps: EventsDeps) {
     const { record } = await silos.openData(region, param.toLowerCase(), caller?.account);
     const withData = ctx.query.data === '1';
     const { account, file_uuid: uuid, created_at } = record;
-    const stream = open(ctx, caller);
+    const { stream, keyFresh } = open(ctx, caller);
     /** The newest version the client has (or was told to skip). */
     let last = since ?? record.version;
 
@@ -192,7 +262,7 @@ export function eventHandlers(deps: EventsDeps) {
     const deliver = async (event: SiloEvent) => {
       const { silo } = event;
       if (silo.version <= last && event.type !== 'delete') return;
-      if (caller) await caller.confirm();
+      if (caller && !keyFresh()) await caller.confirm();
       if (event.type === 'delete') {
         stream.send('delete', JSON.stringify({ file_uuid: uuid, version: silo.version }), silo.version);
         return stream.close();
@@ -207,10 +277,19 @@ export function eventHandlers(deps: EventsDeps) {
       stream.send('update', eventData(silo, await dataOf(silo.version)), silo.version);
     };
 
-    const enqueue = serialQueue(stream);
+    const queue = new SerialQueue(stream);
+    /** The common case, sent at once: the next version, in place, visible here, nothing to read. */
+    const plainNext = (event: SiloEvent) =>
+      queue.idle && event.type === 'update' && event.silo.version === last + 1 && !withData && (caller ? keyFresh() : event.silo.is_public);
     // Subscribed before the replay is queued: nothing written meanwhile falls between the two.
-    stream.onClose(bus.subscribe((event) => event.silo.file_uuid === uuid && enqueue(() => deliver(event))));
-    if (since !== undefined && since < record.version) enqueue(catchUp);
+    stream.onClose(
+      fanout.onSilo(uuid, (event) => {
+        if (!plainNext(event)) return queue.add(() => deliver(event));
+        last = event.silo.version;
+        stream.sendFrame(sharedFrame(event));
+      }),
+    );
+    if (since !== undefined && since < record.version) queue.add(catchUp);
   }
 
   return {
@@ -231,14 +310,14 @@ export function eventHandlers(deps: EventsDeps) {
     /** GET /api/v1/manage/events with X-MAN-API: the account's feed. */
     async accountEvents(ctx: Context): Promise<void> {
       const caller = await auth.require(ctx, 'manage');
-      const stream = open(ctx, caller);
-      const enqueue = serialQueue(stream);
+      const { stream, keyFresh } = open(ctx, caller);
+      const queue = new SerialQueue(stream);
       const deliver = async (event: SiloEvent) => {
-        await caller.confirm();
+        if (!keyFresh()) await caller.confirm();
         const type = event.type === 'move' ? 'update' : event.type;
         stream.send(type, JSON.stringify(event.silo));
       };
-      stream.onClose(bus.subscribe((event) => event.account === caller.account && enqueue(() => deliver(event))));
+      stream.onClose(fanout.onAccount(caller.account, (event) => queue.add(() => deliver(event))));
     },
 
     /** Ends every open stream (the server is stopping). */
