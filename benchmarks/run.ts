@@ -2,7 +2,7 @@
  * `npm run bench`: every benchmark suite, one after the other (the packages are built first by
  * the npm script). Each suite writes its own files under benchmarks/results/.
  *
- *   npm run bench                    # query, http, then writes
+ *   npm run bench                    # query, http, writes, migrate, then events
  *   npm run bench -- query           # one suite
  *   npm run bench -- http --quick    # flags after the suite name go to that suite
  *
@@ -12,13 +12,19 @@
  *        Flags: those of benchmarks/http/run.ts (--quick, --no-write, --no-memory, --rounds=N, ...).
  * writes: JSON Patch append against whole-array PATCH, and PATCH/create against the build before
  *        versioned storage (benchmarks/writes/, issue 9). Flags: --quick, --no-write, --before=<dir>.
+ * migrate: `silo migrate` from SQLite into SQLite, Redis, PostgreSQL and Redis Cluster, silos/s
+ *        and peak RSS (benchmarks/migrate/, issue 11). Flags: --quick, --no-write.
+ * events: 2 000 SSE subscribers on one silo: event latency, server RSS, write throughput with and
+ *        without them (benchmarks/events/, issue 12). Flags: --quick, --no-write, --subscribers=N.
  */
+import { parseEventsArgs, runEventsBenchmarks } from './events/run.js';
 import { parseHttpArgs, runHttpBenchmarks } from './http/run.js';
+import { parseMigrateArgs, runMigrateBenchmarks } from './migrate/run.js';
 import { runQueryBenchmarks, type QueryBenchOptions } from './query/run.js';
 import { parseWritesArgs, runWritesBenchmarks } from './writes/run.js';
 import { isInvokedDirectly } from './common.js';
 
-const SUITES = ['query', 'http', 'writes'] as const;
+const SUITES = ['query', 'http', 'writes', 'migrate', 'events'] as const;
 type Suite = (typeof SUITES)[number];
 
 function queryOptions(flags: readonly string[]): QueryBenchOptions {
@@ -45,7 +51,9 @@ export async function runBenchmarks(argv: readonly string[]): Promise<void> {
     console.log(`\n=== ${suite} benchmarks ===\n`);
     if (suite === 'query') await runQueryBenchmarks(queryOptions(flags));
     else if (suite === 'http') await runHttpBenchmarks(parseHttpArgs(flags));
-    else await runWritesBenchmarks(parseWritesArgs(flags));
+    else if (suite === 'writes') await runWritesBenchmarks(parseWritesArgs(flags));
+    else if (suite === 'migrate') await runMigrateBenchmarks(parseMigrateArgs(flags));
+    else await runEventsBenchmarks(parseEventsArgs(flags));
   }
 }
 
