@@ -16,6 +16,8 @@ export class EventStream {
   readonly #ctx: Context;
   readonly #keepAlive: NodeJS.Timeout;
   readonly #onClose: (() => void)[] = [];
+  /** Frames waiting for the next flush (see FrameFlusher). */
+  #held: Buffer[] = [];
   #closed = false;
 
   constructor(ctx: Context, keepAliveMs: number) {
@@ -42,18 +44,32 @@ export class EventStream {
     return this.#closed;
   }
 
-  /** An event as bytes, to send as it is to many streams (sendFrame). */
+  /** An event as bytes, to send as it is to many streams (hold, FrameFlusher). */
   static frame(event: string, data: string, id?: number): Buffer {
     return Buffer.from(`event: ${event}\n${id === undefined ? '' : `id: ${id}\n`}data: ${data}\n\n`, 'utf8');
   }
 
-  /** An event made by `frame`. False when the stream has ended. */
-  sendFrame(frame: Buffer): boolean {
-    return this.#write(frame);
+  /** Keeps a frame made by `frame` for the next flush (FrameFlusher.add). */
+  hold(frame: Buffer): void {
+    if (!this.#closed) this.#held.push(frame);
+  }
+
+  /** Writes the held frames, together (one system call rather than one per frame). */
+  flushHeld(): boolean {
+    if (this.#held.length === 0) return !this.#closed;
+    const held = this.#held;
+    this.#held = [];
+    const { res } = this.#ctx;
+    res.cork();
+    const ok = held.every((frame) => this.#write(frame));
+    if (!this.#closed) res.uncork();
+    return ok;
   }
 
   /** One event; `data` is one line of JSON (in parts: shared buffers are written, not copied). False when the stream has ended. */
   send(event: string, data: string | (string | Buffer)[], id?: number): boolean {
+    // After what is held: events go out in order.
+    this.flushHeld();
     const head = `event: ${event}\n${id === undefined ? '' : `id: ${id}\n`}data: `;
     if (typeof data === 'string') return this.#write(`${head}${data}\n\n`);
     return this.#write(head) && data.every((part) => this.#write(part)) && this.#write('\n\n');
@@ -71,7 +87,11 @@ export class EventStream {
     clearInterval(this.#keepAlive);
     const { res } = this.#ctx;
     if (drop) res.destroy();
-    else if (!res.writableEnded) res.end();
+    else if (!res.writableEnded) {
+      for (const frame of this.#held) res.write(frame);
+      res.end();
+    }
+    this.#held = [];
     for (const fn of this.#onClose.splice(0)) fn();
   }
 
@@ -87,4 +107,34 @@ export class EventStream {
     res.write(text);
     return true;
   }
+}
+
+/**
+ * Writes held frames to their streams together: at once when nothing was flushed for
+ * `intervalMs`, else at the end of that interval. A write now and then reaches its subscribers at
+ * once; a burst of writes reaches each subscriber as one socket write per interval instead of one
+ * per event, so that thousands of subscribers of one silo do not starve its writers.
+ */
+export class FrameFlusher {
+  #due = new Set<EventStream>();
+  #timer: NodeJS.Timeout | NodeJS.Immediate | undefined;
+  #last = 0;
+
+  constructor(private readonly intervalMs = 50) {}
+
+  add(stream: EventStream, frame: Buffer): void {
+    stream.hold(frame);
+    this.#due.add(stream);
+    if (this.#timer) return;
+    const wait = this.#last + this.intervalMs - Date.now();
+    this.#timer = wait > 0 ? setTimeout(this.#flush, wait) : setImmediate(this.#flush);
+  }
+
+  readonly #flush = (): void => {
+    this.#timer = undefined;
+    this.#last = Date.now();
+    const due = this.#due;
+    this.#due = new Set();
+    for (const stream of due) stream.flushHeld();
+  };
 }

@@ -19,7 +19,7 @@ import { reaches, type Auth, type Caller } from './auth.js';
 import { clientAddress } from './client.js';
 import { allowAnyOrigin } from './cors.js';
 import { TooManyStreamsError } from './errors.js';
-import { EventStream } from './event-stream.js';
+import { EventStream, FrameFlusher } from './event-stream.js';
 import type { RegionOf } from './region.js';
 
 export interface EventsDeps {
@@ -174,6 +174,7 @@ export function eventHandlers(deps: EventsDeps) {
   const { auth, silos, bus, regionOf } = deps;
   const budget = new StreamBudget(deps.maxStreamsPerClient);
   const fanout = new Fanout(bus);
+  const flusher = new FrameFlusher();
   const frames = new Map<string, Buffer>();
   /** An update event (without data) as the bytes every stream of its silo sends. */
   const sharedFrame = (event: SiloEvent): Buffer => {
@@ -286,7 +287,7 @@ export function eventHandlers(deps: EventsDeps) {
       fanout.onSilo(uuid, (event) => {
         if (!plainNext(event)) return queue.add(() => deliver(event));
         last = event.silo.version;
-        stream.sendFrame(sharedFrame(event));
+        flusher.add(stream, sharedFrame(event));
       }),
     );
     if (since !== undefined && since < record.version) queue.add(catchUp);
