@@ -19,6 +19,7 @@ import type { AccountService, SiloService } from './service/types.js';
 import { createStorage, type Coordination, type SweepReport } from './storage/index.js';
 import { startSweeper } from './storage/sweeper.js';
 import { createWebhookService, type WebhookService } from './webhooks/service.js';
+import { createConsoleService, type ConsoleService } from './console/service.js';
 import { startDeliveryWorker } from './webhooks/worker.js';
 
 export interface Silo {
@@ -30,6 +31,8 @@ export interface Silo {
   silos: SiloService;
   /** Webhooks of an account (create, list, remove, deliveries), the same rules as the HTTP API. */
   webhooks: WebhookService;
+  /** Console users (create, list, delete) and their sessions. */
+  console: ConsoleService;
   /** The OpenAPI 3.1 document served at /api/v1/openapi.json. */
   openapi: Record<string, unknown>;
   /**
@@ -72,8 +75,18 @@ export function createSilo(options: SiloOptions = {}): Silo {
     onCommit: (event) => bus.publish(event),
     outboxFor: (event) => webhooks.outboxFor(event),
   });
+  const consoleService = createConsoleService(storage);
   const openapi = buildOpenApi(resolved);
-  const http = createHttp({ accounts, silos, options: resolved, admission, openapiText: JSON.stringify(openapi), bus, webhooks });
+  const http = createHttp({
+    accounts,
+    silos,
+    options: resolved,
+    admission,
+    openapiText: JSON.stringify(openapi),
+    bus,
+    webhooks,
+    console: consoleService,
+  });
   const worker = resolved.webhooks.deliver
     ? startDeliveryWorker({ storage, allowPrivate: resolved.webhooks.allowPrivate, timing: resolved.webhooks.timing, logger: resolved.logger })
     : undefined;
@@ -86,6 +99,7 @@ export function createSilo(options: SiloOptions = {}): Silo {
     accounts,
     silos,
     webhooks,
+    console: consoleService,
     openapi,
     coordination: storage.coordination,
     sweep,
@@ -135,3 +149,5 @@ export {
 } from './storage/index.js';
 export { LocalBus } from './events/local-bus.js';
 export type { EventBus, EventListener, SiloEvent, SiloEventType } from './events/types.js';
+export { SESSION_IDLE_MS, type ConsoleService, type SignedIn } from './console/service.js';
+export type { UserInfo } from './console/types.js';

@@ -111,6 +111,11 @@ export interface SiloOptions {
   eventsKeepAliveMs?: number;
   /** Webhooks (contract §12). */
   webhooks?: WebhookOptions;
+  /**
+   * Serve the console's routes (`/console/api/...`: sign-in, sign-out, keys) and accept its session
+   * cookie on the API, from this server's own pages only (contract §13). Default false.
+   */
+  console?: boolean;
 }
 
 export interface WebhookOptions {
@@ -167,6 +172,7 @@ export interface ResolvedOptions {
   maxStreamsPerClient: number;
   eventsKeepAliveMs: number;
   webhooks: { deliver: boolean; allowPrivate: boolean; maxPerAccount: number; timing: DeliveryTiming };
+  console: boolean;
 }
 
 export function resolveOptions(options: SiloOptions = {}): ResolvedOptions {
@@ -213,6 +219,7 @@ export function resolveOptions(options: SiloOptions = {}): ResolvedOptions {
       maxPerAccount: positiveInteger('webhooks.maxPerAccount', options.webhooks?.maxPerAccount, MAX_WEBHOOKS_PER_ACCOUNT),
       timing: { ...DEFAULT_DELIVERY_TIMING, ...options.webhooks?.timing },
     },
+    console: options.console ?? false,
   };
 }
 

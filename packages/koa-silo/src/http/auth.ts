@@ -14,6 +14,8 @@ import { DEFAULT_PLAN_NAME, type Plan } from '../options.js';
 import type { AccountService, KeyType, Principal } from '../service/types.js';
 import { clientAddress } from './client.js';
 import type { RateLimit } from './rate-limit.js';
+import type { ConsoleService } from '../console/service.js';
+import { checkOrigin, sessionToken } from './session-cookie.js';
 
 const HEADER: Record<KeyType, string> = { manage: 'X-MAN-API', access: 'X-SILO-KEY' };
 
@@ -47,22 +49,33 @@ export function createAuth(deps: {
   plans: Record<string, Plan>;
   rateLimit: RateLimit;
   trustProxy: boolean;
+  /** Console sessions, when the console is served: a request without a key may carry one. */
+  sessions?: ConsoleService;
 }): Auth {
-  const { accounts, plans, rateLimit, trustProxy } = deps;
+  const { accounts, plans, rateLimit, trustProxy, sessions } = deps;
 
   const anonymous = (ctx: Context) => rateLimit.consume(ctx, `ip:${clientAddress(ctx, trustProxy)}`, DEFAULT_PLAN_NAME);
+
+  /** The caller behind a console session: it may do what the account's keys may (contract §13). */
+  async function sessionCaller(ctx: Context, token: string, type: KeyType): Promise<Principal> {
+    const who = await sessions!.resolve(token);
+    if (!who) throw new UnauthorizedError('Your console session has ended: sign in again');
+    checkOrigin(ctx);
+    return { account: who.account, keyType: type, keyName: `console:${who.user}` };
+  }
 
   return {
     anonymous,
     async require(ctx, type) {
       const value = ctx.get(HEADER[type]);
+      const token = value === '' && sessions ? sessionToken(ctx) : undefined;
       let principal: Principal;
       try {
-        if (value === '') {
+        if (token === undefined && value === '') {
           const what = type === 'manage' ? 'a manage key' : 'an access key';
           throw new UnauthorizedError(`Not authenticated: send ${what} in the ${HEADER[type]} header`);
         }
-        principal = await accounts.authenticate(value, type);
+        principal = token !== undefined ? await sessionCaller(ctx, token, type) : await accounts.authenticate(value, type);
       } catch (err) {
         if (err instanceof UnauthorizedError) await anonymous(ctx);
         throw err;
@@ -75,7 +88,9 @@ export function createAuth(deps: {
       }
       const checkedAt = Date.now();
       const confirm = async () => {
-        if (Date.now() - checkedAt >= RECHECK_AFTER_MS) await accounts.authenticate(value, type);
+        if (Date.now() - checkedAt < RECHECK_AFTER_MS) return;
+        if (token === undefined) await accounts.authenticate(value, type);
+        else if (!(await sessions!.resolve(token))) throw new UnauthorizedError('Your console session has ended: sign in again');
       };
       return { ...principal, plan, confirm };
     },

@@ -107,3 +107,10 @@ export class TooManyStreamsError extends SiloError {
     super(429, `Too many open event streams: a client may hold ${max} at once`, { 'Retry-After': '5' });
   }
 }
+
+/** 403: a console session's request from another origin (cross-site request forgery). */
+export class CrossSiteError extends SiloError {
+  constructor() {
+    super(403, 'Cross-site request refused: the Origin of a console request must be this server');
+  }
+}

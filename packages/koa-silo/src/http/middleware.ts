@@ -11,6 +11,8 @@ import { keyedCors, preflight } from './cors.js';
 import { dataHandlers } from './data.js';
 import { eventHandlers } from './events.js';
 import { webhookHandlers } from './webhooks.js';
+import { consoleApiHandlers, SIGN_IN_PER_MINUTE, SIGN_IN_PLAN } from './console-api.js';
+import type { ConsoleService } from '../console/service.js';
 import type { WebhookService } from '../webhooks/service.js';
 import type { EventBus } from '../events/types.js';
 import { MethodNotAllowedError, PathNotFoundError, renderError } from './errors.js';
@@ -34,6 +36,8 @@ export interface HttpDeps {
   /** Where committed writes are heard (the change feed). */
   bus: EventBus;
   webhooks: WebhookService;
+  /** Console users and sessions; its routes and session sign-in are served when `options.console`. */
+  console: ConsoleService;
 }
 
 export interface SiloHttp {
@@ -46,8 +50,16 @@ export interface SiloHttp {
 
 export function createHttp(deps: HttpDeps): SiloHttp {
   const { options } = deps;
-  const rateLimit = createRateLimit(options.rateLimit, options.plans, options.logger);
-  const auth = createAuth({ accounts: deps.accounts, plans: options.plans, rateLimit, trustProxy: options.trustProxy });
+  // Sign-in attempts have a plan of their own, whatever the accounts' plans allow.
+  const limits = { ...options.plans, [SIGN_IN_PLAN]: { maxDataBytes: 1, rateLimitPerMinute: SIGN_IN_PER_MINUTE } };
+  const rateLimit = createRateLimit(options.rateLimit, limits, options.logger);
+  const auth = createAuth({
+    accounts: deps.accounts,
+    plans: options.plans,
+    rateLimit,
+    trustProxy: options.trustProxy,
+    ...(options.console ? { sessions: deps.console } : {}),
+  });
   const parsed = new VersionCache<unknown>(options.parsedCacheBytes);
   const bodies = new VersionCache<Buffer>(options.bodyCacheBytes);
   const { admission } = deps;
@@ -81,6 +93,13 @@ export function createHttp(deps: HttpDeps): SiloHttp {
   });
 
   const hooks = webhookHandlers({ auth, webhooks: deps.webhooks, maxJsonDepth: options.maxJsonDepth });
+  const consoleApi = consoleApiHandlers({
+    console: deps.console,
+    accounts: deps.accounts,
+    rateLimit,
+    trustProxy: options.trustProxy,
+    maxJsonDepth: options.maxJsonDepth,
+  });
 
   const cors = keyedCors(options.corsOrigins);
   /** Addresses that allow every origin themselves; every other Silo address is keyed. */
@@ -100,6 +119,15 @@ export function createHttp(deps: HttpDeps): SiloHttp {
     { pattern: PATTERNS.webhooks, methods: { GET: hooks.list, POST: hooks.create } },
     { pattern: PATTERNS.webhook, methods: { DELETE: hooks.remove } },
     { pattern: PATTERNS.deliveries, methods: { GET: hooks.deliveries } },
+    ...(options.console
+      ? [
+          { pattern: PATTERNS.signIn, methods: { POST: consoleApi.signIn } },
+          { pattern: PATTERNS.signOut, methods: { POST: consoleApi.signOut } },
+          { pattern: PATTERNS.me, methods: { GET: consoleApi.me } },
+          { pattern: PATTERNS.consoleKeys, methods: { GET: consoleApi.listKeys, POST: consoleApi.createKey } },
+          { pattern: PATTERNS.consoleKey, methods: { DELETE: consoleApi.revokeKey } },
+        ]
+      : []),
     { pattern: PATTERNS.meta, methods: { GET: manage.meta } },
     { pattern: PATTERNS.silo, methods: { GET: manage.get, PATCH: manage.update, DELETE: manage.delete } },
     { pattern: PATTERNS.versions, methods: { GET: history.list } },
@@ -112,7 +140,7 @@ export function createHttp(deps: HttpDeps): SiloHttp {
   ];
 
   const middleware = async function silo(ctx: Context, next: Next): Promise<void> {
-    const match = matchRoute(routes, ctx.method, ctx.path);
+    const match = matchRoute(routes, ctx.method, ctx.path, options.console);
     if (match === undefined && options.notFound === 'next') return next();
     try {
       if (match === undefined || match.kind === 'unknown') throw new PathNotFoundError();

@@ -29,6 +29,11 @@ export const PATTERNS = {
   webhooks: /^\/api\/v1\/manage\/webhooks\/?$/,
   webhook: /^\/api\/v1\/manage\/webhooks\/([^/]+)\/?$/,
   deliveries: /^\/api\/v1\/manage\/webhooks\/([^/]+)\/deliveries\/?$/,
+  signIn: /^\/console\/api\/sign-in$/,
+  signOut: /^\/console\/api\/sign-out$/,
+  me: /^\/console\/api\/me$/,
+  consoleKeys: /^\/console\/api\/keys$/,
+  consoleKey: /^\/console\/api\/keys\/([^/]+)\/([^/]+)$/,
   publicEvents: new RegExp(`^/public/(${UUID})/events$`),
   privateEvents: new RegExp(`^/(${UUID})/events$`),
   publicData: new RegExp(`^/public/(${UUID})$`),
@@ -36,6 +41,7 @@ export const PATTERNS = {
 } as const;
 
 const MANAGE_PREFIX = /^\/api\/v1\/manage(\/|$)/;
+const CONSOLE_API_PREFIX = /^\/console\/api(\/|$)/;
 
 export type Match =
   | { kind: 'route'; handler: Handler; params: string[] }
@@ -48,7 +54,7 @@ export type Match =
  * whose pattern matches owns the path (`/api/v1/manage/silos` is the listing, never a silo named
  * `silos`), so its methods alone make the Allow of a 405.
  */
-export function matchRoute(routes: Route[], method: string, path: string): Match {
+export function matchRoute(routes: Route[], method: string, path: string, consoleApi = false): Match {
   const wanted = (method === 'HEAD' ? 'GET' : method) as Method;
   for (const route of routes) {
     const m = route.pattern.exec(path);
@@ -58,5 +64,5 @@ export function matchRoute(routes: Route[], method: string, path: string): Match
     const allow = Object.keys(route.methods).flatMap((name) => (name === 'GET' ? ['GET', 'HEAD'] : [name]));
     return { kind: 'method', allow };
   }
-  return MANAGE_PREFIX.test(path) ? { kind: 'unknown' } : undefined;
+  return MANAGE_PREFIX.test(path) || (consoleApi && CONSOLE_API_PREFIX.test(path)) ? { kind: 'unknown' } : undefined;
 }

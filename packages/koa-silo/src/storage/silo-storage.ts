@@ -27,6 +27,7 @@ import type { Locks, SiloStorage, StoredKey } from './types.js';
 import { createVersions } from './versions.js';
 import { createWebhookRecords } from './webhook-records.js';
 import { optimistic } from './optimistic.js';
+import { createConsoleRecords } from './console-records.js';
 
 export interface StorageOptions {
   /** Accounts, keys, silo heads, history and the listing index; also every region without its own store. */
@@ -200,6 +201,7 @@ export function createStorage(options: StorageOptions): SiloStorage {
 
     ...versions,
     ...createWebhookRecords({ main, keys, atomic, outbox }),
+    ...createConsoleRecords({ main, keys, readModifyWrite: change }),
 
     importSilo: createImportSilo({ main, regions: regionStores, keys, atomic, owners }),
 

@@ -18,6 +18,9 @@
  *   <p>:outbox:<account>        sorted index of the account's pending deliveries, by when each is due
  *   <p>:delivery:<id>           one pending delivery (written in the commit of the write it reports)
  *   <p>:deliveries:<account>:<webhook>  JSON array of a webhook's recent delivery attempts
+ *   <p>:user:<name>             a console user (StoredUser JSON: the password's scrypt hash)
+ *   <p>:users                   JSON array of console user names
+ *   <p>:session:<sha256 hex>    a console session, by the hash of its token
  * Region store of region R:
  *   <p>:blob:<R>:<uuid>:<blob>  the exact JSON text of one version's file_data (immutable)
  *
@@ -26,7 +29,7 @@
  * and everything of one account's silos (heads, history, listing index, write locks, blobs) shares
  * the account's tag `{a:<account>}`, placed right after the prefix:
  *   <p>:{d}:account:<name>, <p>:{d}:accounts, <p>:{d}:key:<hash>, <p>:{d}:keys:<account>,
- *   <p>:{d}:webhooks:<account>, <p>:{d}:hooked
+ *   <p>:{d}:webhooks:<account>, <p>:{d}:hooked, <p>:{d}:user:<name>, <p>:{d}:users
  *   <p>:{a:<account>}:head:<uuid>, ...:ver:<uuid>:<v>, ...:index, ...:blob:<R>:<uuid>:<blob>,
  *   ...:outbox, ...:delivery:<id>, ...:deliveries:<webhook>
  *   <p>:lock:{a:<account>}:<uuid>  a silo's write lock (in the account's slot, for the commit's fence)
@@ -73,6 +76,9 @@ export interface StorageKeys {
   outbox(account: string): string;
   delivery(account: string, id: string): string;
   deliveries(account: string, webhook: string): string;
+  user(name: string): string;
+  users(): string;
+  session(hash: string): string;
   /** How to find every blob of `region` (for the orphan sweep). */
   blobs(region: Region): BlobKeys;
   legacyMeta(uuid: string): string;
@@ -128,6 +134,9 @@ export function storageKeys(prefix: string = DEFAULT_PREFIX, clustered = false):
     outbox: (account) => (clustered ? `${of(account)}outbox` : `${prefix}:outbox:${enc(account)}`),
     delivery: (account, id) => `${of(account)}delivery:${id}`,
     deliveries: (account, webhook) => (clustered ? `${of(account)}deliveries:${webhook}` : `${prefix}:deliveries:${enc(account)}:${webhook}`),
+    user: (name) => `${dir}user:${enc(name)}`,
+    users: () => `${dir}users`,
+    session: (hash) => `${prefix}:session:${hash}`,
     blobs(region) {
       if (!clustered) {
         // The account does not place keys here: any name reads the silo.

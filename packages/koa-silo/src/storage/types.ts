@@ -5,6 +5,7 @@
 import type { Account, KeyInfo, Region, SiloRecord, VersionInfo } from '../service/types.js';
 import type { PendingDelivery } from '../webhooks/types.js';
 import type { WebhookRecords } from './webhook-records.js';
+import type { ConsoleRecords } from './console-records.js';
 
 /** A key as stored: its public facts plus the SHA-256 (hex) of its value. Never the value. */
 export interface StoredKey extends KeyInfo {
@@ -150,7 +151,7 @@ export interface SweepReport {
   scanned: number;
 }
 
-export interface SiloStorage extends WebhookRecords {
+export interface SiloStorage extends WebhookRecords, ConsoleRecords {
   readonly coordination: Coordination;
   readonly locks: Locks;
   readonly index: ListIndex;

@@ -1,0 +1,110 @@
+/**
+ * The console's own routes (contract §13), beside the API that the console uses with its session:
+ * sign-in, sign-out, who is signed in, and the account's keys (made and revoked only here and with
+ * the `silo` command, never with a key: a leaked key cannot mint more).
+ *
+ *   POST /console/api/sign-in {user, password}   200 {user, account} + the session cookie; 401; 429
+ *   POST /console/api/sign-out                   204
+ *   GET  /console/api/me                         200 {user, account}; 401
+ *   GET  /console/api/keys                       200 {keys: [...]} (never values)
+ *   POST /console/api/keys {type, name, duration?, silos?}   201 the key, its value shown once
+ *   DELETE /console/api/keys/{type}/{name}       204
+ */
+import type { Context } from 'koa';
+import { BadRequestError, UnauthorizedError } from '../errors.js';
+import type { SignedIn, ConsoleService } from '../console/service.js';
+import { validator } from '../schemas/validate.js';
+import type { AccountService, KeyType } from '../service/types.js';
+import { readJson } from './body.js';
+import { clientAddress } from './client.js';
+import type { RateLimit } from './rate-limit.js';
+import { sendEmpty, sendJson } from './respond.js';
+import { checkOrigin, clearSessionCookie, sessionToken, setSessionCookie } from './session-cookie.js';
+import { consoleKeyBody, signInBody, type ConsoleKeyBody, type SignInBody } from '../schemas/console.js';
+
+/** The rate-limit plan of sign-in attempts (per address, and per user name). */
+export const SIGN_IN_PLAN = 'console-sign-in';
+export const SIGN_IN_PER_MINUTE = 10;
+
+const BODY = { bodyBytes: 16 * 1024, planBytes: 16 * 1024 };
+const checkSignIn = validator<SignInBody>(signInBody);
+const checkKey = validator<ConsoleKeyBody>(consoleKeyBody);
+const ENDED = 'Your console session has ended: sign in again';
+
+export interface ConsoleApiDeps {
+  console: ConsoleService;
+  accounts: AccountService;
+  rateLimit: RateLimit;
+  trustProxy: boolean;
+  maxJsonDepth: number;
+}
+
+export function consoleApiHandlers(deps: ConsoleApiDeps) {
+  const { accounts } = deps;
+
+  /** The signed-in user, or 401; a mutating request must also come from this server's pages. */
+  async function signedIn(ctx: Context): Promise<SignedIn> {
+    const token = sessionToken(ctx);
+    const who = token === undefined ? undefined : await deps.console.resolve(token);
+    if (!who) throw new UnauthorizedError(ENDED);
+    checkOrigin(ctx);
+    return who;
+  }
+
+  return {
+    async signIn(ctx: Context): Promise<void> {
+      checkOrigin(ctx);
+      const body = await readJson(ctx, BODY, deps.maxJsonDepth);
+      const input = checkSignIn(body.value, 'body');
+      await deps.rateLimit.consume(ctx, `sign-in:ip:${clientAddress(ctx, deps.trustProxy)}`, SIGN_IN_PLAN);
+      await deps.rateLimit.consume(ctx, `sign-in:user:${input.user}`, SIGN_IN_PLAN);
+      const session = await deps.console.signIn(input.user, input.password);
+      // One answer for an unknown user and a wrong password (and the same scrypt work behind both).
+      if (!session) throw new UnauthorizedError('Wrong user name or password');
+      setSessionCookie(ctx, session.token);
+      sendJson(ctx, 200, session.who);
+    },
+
+    async signOut(ctx: Context): Promise<void> {
+      checkOrigin(ctx);
+      const token = sessionToken(ctx);
+      if (token !== undefined) await deps.console.signOut(token);
+      clearSessionCookie(ctx);
+      sendEmpty(ctx, 204);
+    },
+
+    async me(ctx: Context): Promise<void> {
+      sendJson(ctx, 200, await signedIn(ctx));
+    },
+
+    async listKeys(ctx: Context): Promise<void> {
+      const who = await signedIn(ctx);
+      const keys = await accounts.listKeys(who.account);
+      sendJson(ctx, 200, {
+        keys: keys.map((k) => ({ type: k.type, name: k.name, created_at: k.created_at, expires_at: k.expires_at ?? null, silos: k.silos ?? null })),
+      });
+    },
+
+    async createKey(ctx: Context): Promise<void> {
+      const who = await signedIn(ctx);
+      const body = await readJson(ctx, BODY, deps.maxJsonDepth);
+      const input = checkKey(body.value, 'body');
+      const key = await accounts.createKey({
+        account: who.account,
+        type: input.type,
+        name: input.name,
+        ...(input.duration !== undefined ? { duration: input.duration } : {}),
+        ...(input.silos !== undefined ? { silos: input.silos } : {}),
+      });
+      sendJson(ctx, 201, { type: key.type, name: key.name, created_at: key.created_at, expires_at: key.expires_at ?? null, silos: key.silos ?? null, key: key.key });
+    },
+
+    async revokeKey(ctx: Context, type: string, name: string): Promise<void> {
+      const who = await signedIn(ctx);
+      if (type !== 'manage' && type !== 'access') throw new BadRequestError('A key type is "manage" or "access"');
+      const keyName = decodeURIComponent(name);
+      await accounts.revokeKey({ account: who.account, type: type as KeyType, name: keyName, confirm: keyName });
+      sendEmpty(ctx, 204);
+    },
+  };
+}

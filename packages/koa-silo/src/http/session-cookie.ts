@@ -1,0 +1,29 @@
+/**
+ * The console's session cookie (contract §13): HttpOnly (no script reads it), SameSite=Strict (no
+ * other site's page sends it), Secure under TLS; and the Origin check that every mutating request
+ * made with it passes, a second guard against cross-site requests.
+ */
+import type { Context } from 'koa';
+import { CrossSiteError } from './errors.js';
+
+export const SESSION_COOKIE = 'silo_session';
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+export function sessionToken(ctx: Context): string | undefined {
+  return ctx.cookies.get(SESSION_COOKIE) || undefined;
+}
+
+export function setSessionCookie(ctx: Context, token: string): void {
+  ctx.cookies.set(SESSION_COOKIE, token, { httpOnly: true, sameSite: 'strict', secure: ctx.secure, path: '/', overwrite: true });
+}
+
+export function clearSessionCookie(ctx: Context): void {
+  ctx.cookies.set(SESSION_COOKIE, '', { httpOnly: true, sameSite: 'strict', secure: ctx.secure, path: '/', overwrite: true, maxAge: 0 });
+}
+
+/** A mutating request with the session must come from a page of this server (its Origin). */
+export function checkOrigin(ctx: Context): void {
+  if (SAFE_METHODS.has(ctx.method)) return;
+  if (ctx.get('Origin') !== `${ctx.protocol}://${ctx.host}`) throw new CrossSiteError();
+}

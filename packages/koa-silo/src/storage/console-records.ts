@@ -1,0 +1,67 @@
+/**
+ * Console users and sessions in storage: one record per user beside a list of their names (both in
+ * the directory, changed together), and one record per session under the hash of its token.
+ */
+import type { ConsoleSession, StoredUser } from '../console/types.js';
+import type { KeyvTextStore } from './keyv-text-store.js';
+import type { Optimistic } from './optimistic.js';
+import type { StorageKeys } from './storage-keys.js';
+
+export interface ConsoleRecords {
+  getUser(name: string): Promise<StoredUser | undefined>;
+  /** Stores the user unless one of that name exists; false when it does. */
+  insertUser(user: StoredUser): Promise<boolean>;
+  removeUser(name: string): Promise<StoredUser | undefined>;
+  listUsers(): Promise<StoredUser[]>;
+  getSession(hash: string): Promise<ConsoleSession | undefined>;
+  putSession(hash: string, session: ConsoleSession): Promise<void>;
+  deleteSession(hash: string): Promise<void>;
+}
+
+function parse<T>(text: string | undefined, fallback: T): T {
+  return text === undefined ? fallback : (JSON.parse(text) as T);
+}
+
+export function createConsoleRecords({ main, keys, readModifyWrite }: { main: KeyvTextStore; keys: StorageKeys; readModifyWrite: Optimistic }): ConsoleRecords {
+  return {
+    async getUser(name) {
+      const text = await main.get(keys.user(name));
+      return text === undefined ? undefined : (JSON.parse(text) as StoredUser);
+    },
+
+    insertUser(user) {
+      return readModifyWrite([keys.user(user.name), keys.users()], ([existing, list]) => {
+        const names = parse<string[]>(list, []);
+        if (existing !== undefined || names.includes(user.name)) return { result: false };
+        return { result: true, set: [[keys.user(user.name), JSON.stringify(user)], [keys.users(), JSON.stringify([...names, user.name])]] };
+      });
+    },
+
+    removeUser(name) {
+      return readModifyWrite([keys.user(name), keys.users()], ([existing, list]) => {
+        if (existing === undefined) return { result: undefined };
+        const names = parse<string[]>(list, []).filter((n) => n !== name);
+        return { result: JSON.parse(existing) as StoredUser, set: [[keys.users(), JSON.stringify(names)]], delete: [keys.user(name)] };
+      });
+    },
+
+    async listUsers() {
+      const names = parse<string[]>(await main.get(keys.users()), []);
+      const texts = await main.getMany(names.map((name) => keys.user(name)));
+      return texts.flatMap((text) => (text === undefined ? [] : [JSON.parse(text) as StoredUser]));
+    },
+
+    async getSession(hash) {
+      const text = await main.get(keys.session(hash));
+      return text === undefined ? undefined : (JSON.parse(text) as ConsoleSession);
+    },
+
+    async putSession(hash, session) {
+      await main.set(keys.session(hash), JSON.stringify(session));
+    },
+
+    async deleteSession(hash) {
+      await main.delete(keys.session(hash));
+    },
+  };
+}

@@ -1,0 +1,155 @@
+/**
+ * Contract §13's server side over real HTTP: sign-in (the same answer, and about the same time, for
+ * an unknown user and a wrong password; rate limited), the session cookie's flags, the API used
+ * with the session from this server's pages only (Origin), keys made and revoked in the console,
+ * sign-out and a deleted user ending the session, the idle timeout.
+ */
+import Keyv from 'keyv';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createConsoleService, SESSION_IDLE_MS } from '../src/console/service.js';
+import { createStorage } from '../src/storage/index.js';
+import { rawRequest, startSilo, type Harness } from './support/http.js';
+
+const ORIGIN = (port: number) => `http://api.localhost:${port}`;
+
+describe('console sessions', () => {
+  let h: Harness;
+  let password: string;
+
+  /** A request as the console's page makes it: same origin, the session cookie if any. */
+  const page = (path: string, options: { method?: string; body?: unknown; cookie?: string; origin?: string | null; ip?: string } = {}) =>
+    rawRequest(h.server.port, path, {
+      method: options.method ?? 'GET',
+      headers: {
+        ...(options.origin === null ? {} : { origin: options.origin ?? ORIGIN(h.server.port) }),
+        ...(options.cookie ? { cookie: options.cookie } : {}),
+        ...(options.ip ? { 'x-forwarded-for': options.ip } : {}),
+        ...(options.body !== undefined ? { 'content-type': 'application/json' } : {}),
+      },
+      ...(options.body !== undefined ? { body: options.body } : {}),
+    });
+  const signIn = async (user: string, pass: string, ip = '10.0.0.1') => page('/console/api/sign-in', { method: 'POST', body: { user, password: pass }, ip });
+  const cookieOf = (reply: { headers: Record<string, string | string[] | undefined> }) => {
+    const set = reply.headers['set-cookie'];
+    return String(Array.isArray(set) ? set[0] : set).split(';')[0]!;
+  };
+
+  beforeAll(async () => {
+    h = await startSilo({ console: true, trustProxy: true });
+    await h.account('acme');
+    ({ password } = await h.silo.console.createUser({ account: 'acme', name: 'ann' }));
+  });
+
+  afterAll(() => h.close());
+
+  it('signs in with an HttpOnly, SameSite=Strict cookie; the same 401 for an unknown user and a wrong password', async () => {
+    const wrong = await signIn('ann', 'not the password');
+    const unknown = await signIn('nobody', 'not the password');
+    expect([wrong.status, unknown.status]).toEqual([401, 401]);
+    expect(wrong.text).toBe(unknown.text);
+    const ok = await signIn('ann', password);
+    expect(ok.status).toBe(200);
+    expect(JSON.parse(ok.text)).toEqual({ user: 'ann', account: 'acme' });
+    const cookie = String(ok.headers['set-cookie']);
+    expect(cookie).toMatch(/^silo_session=[A-Za-z0-9_-]{43}; path=\/; samesite=strict; httponly$/);
+    expect(cookie).not.toMatch(/secure/i);
+    // Signing in from another site's page is refused.
+    expect((await page('/console/api/sign-in', { method: 'POST', body: { user: 'ann', password }, origin: 'https://evil.example' })).status).toBe(403);
+  });
+
+  it('takes as long for an unknown user as for a wrong password', async () => {
+    const time = async (user: string, n: number) => {
+      const took: number[] = [];
+      for (let i = 0; i < n; i++) {
+        const started = process.hrtime.bigint();
+        await signIn(user, `guess ${i}`, `10.1.${user.length}.${i}`);
+        took.push(Number(process.hrtime.bigint() - started) / 1e6);
+      }
+      return took.sort((a, b) => a - b)[Math.floor(n / 2)]!;
+    };
+    const unknown = await time('someone-else', 7);
+    const wrong = await time('ann', 7);
+    // scrypt dominates both (tens of ms); a store read more or less is noise beside it.
+    expect(unknown / wrong).toBeGreaterThan(0.6);
+    expect(unknown / wrong).toBeLessThan(1.6);
+  });
+
+  it('limits sign-in attempts per address and per user (429)', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 12; i++) statuses.push((await signIn('carl', 'x', '10.9.9.9')).status);
+    expect(statuses.slice(0, 10)).toEqual(Array(10).fill(401));
+    expect(statuses.slice(10)).toEqual([429, 429]);
+  });
+
+  it('uses the API with the session from its own pages only, and manages keys', async () => {
+    const cookie = cookieOf(await signIn('ann', password, '10.0.0.2'));
+    expect((await page('/api/v1/manage/silos', { cookie })).status).toBe(200);
+    const made = await page('/api/v1/manage/', { method: 'POST', cookie, body: { file_name: 'from console', file_data: { a: 1 } } });
+    expect(made.status).toBe(201);
+    for (const origin of [null, 'https://evil.example', `http://api.localhost:${h.server.port + 1}`]) {
+      const refused = await page('/api/v1/manage/', { method: 'POST', cookie, origin, body: { file_name: 'x', file_data: {} } });
+      expect(refused.status).toBe(403);
+    }
+
+    const key = await page('/console/api/keys', { method: 'POST', cookie, body: { type: 'manage', name: 'deploy', duration: '7d' } });
+    expect(key.status).toBe(201);
+    const value = JSON.parse(key.text).key as string;
+    expect(value).toMatch(/^silo_man_/);
+    const listed = await page('/console/api/keys', { cookie });
+    expect(JSON.parse(listed.text).keys.map((k: { name: string }) => k.name)).toContain('deploy');
+    expect(listed.text).not.toContain(value);
+    const withKey = () => rawRequest(h.server.port, '/api/v1/manage/silos', { headers: { 'X-MAN-API': value } });
+    expect((await withKey()).status).toBe(200);
+    expect((await page('/console/api/keys/manage/deploy', { method: 'DELETE', cookie })).status).toBe(204);
+    expect((await withKey()).status).toBe(401);
+    // Keys are made only with a session: a manage key cannot mint more.
+    expect((await rawRequest(h.server.port, '/console/api/keys', { method: 'POST', headers: { 'X-MAN-API': value } })).status).toBe(401);
+  });
+
+  it('ends the session on sign-out, and when the user is deleted', async () => {
+    // A user of its own: ann has used her 10 sign-ins of this minute.
+    const { password: dans } = await h.silo.console.createUser({ account: 'acme', name: 'dan' });
+    const cookie = cookieOf(await signIn('dan', dans, '10.0.0.3'));
+    expect((await page('/console/api/me', { cookie })).status).toBe(200);
+    const out = await page('/console/api/sign-out', { method: 'POST', cookie });
+    expect(out.status).toBe(204);
+    expect(String(out.headers['set-cookie'])).toMatch(/^silo_session=;/);
+    expect((await page('/console/api/me', { cookie })).status).toBe(401);
+    expect((await page('/api/v1/manage/silos', { cookie })).status).toBe(401);
+
+    const { password: bobs } = await h.silo.console.createUser({ account: 'acme', name: 'bob' });
+    const bob = cookieOf(await signIn('bob', bobs, '10.0.0.4'));
+    expect((await page('/api/v1/manage/silos', { cookie: bob })).status).toBe(200);
+    await h.silo.console.deleteUser('bob', 'bob');
+    const ended = await page('/api/v1/manage/silos', { cookie: bob });
+    expect(ended.status).toBe(401);
+    expect(JSON.parse(ended.text).detail).toBe('Your console session has ended: sign in again');
+  });
+
+  it('ends a session idle for 12 hours', async () => {
+    let clock = Date.parse('2026-01-01T00:00:00Z');
+    const storage = createStorage({ main: new Keyv() });
+    await storage.insertAccount({ name: 'acme', plan: 'default', created_at: new Date(clock).toISOString() });
+    const service = createConsoleService(storage, { now: () => clock });
+    const { password: pw } = await service.createUser({ account: 'acme', name: 'idle' });
+    const session = (await service.signIn('idle', pw))!;
+    clock += SESSION_IDLE_MS - 60_000;
+    expect(await service.resolve(session.token)).toEqual({ user: 'idle', account: 'acme' });
+    clock += SESSION_IDLE_MS - 1;
+    expect(await service.resolve(session.token)).toBeDefined();
+    clock += SESSION_IDLE_MS;
+    expect(await service.resolve(session.token)).toBeUndefined();
+  });
+});
+
+describe('without the console', () => {
+  it('claims no /console path and ignores session cookies', async () => {
+    const h = await startSilo();
+    try {
+      expect((await rawRequest(h.server.port, '/console/api/me')).status).toBe(404);
+      expect((await rawRequest(h.server.port, '/api/v1/manage/silos', { headers: { cookie: 'silo_session=abc' } })).status).toBe(401);
+    } finally {
+      await h.close();
+    }
+  });
+});
