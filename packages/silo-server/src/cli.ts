@@ -6,7 +6,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { createRequire } from 'node:module';
 import { Readable, Writable } from 'node:stream';
-import type { AccountService, KeyInfo, KeyType } from 'koa-silo';
+import type { AccountService, KeyInfo, KeyType, Silo } from 'koa-silo';
 import { ConfigError, loadConfig, loadStorageConfig, settingOptions, settingsHelp, type Flags } from './config.js';
 import { missingStoreMessage, storeIsMissing, storeLine } from './command-store.js';
 import { createLogger, errorFields, silentLogger } from './log.js';
@@ -69,6 +69,10 @@ Usage:
   silo keys list [--account NAME] [--json]             list keys (never their values)
   silo keys revoke --type manage|access --name NAME --confirm NAME [--account NAME]
                                                        revoke a key (repeat its name to confirm)
+  silo users create --name USER [--account NAME] [--password-stdin] [--json]
+                                                       create a console user; its password is shown once
+  silo users list [--account NAME] [--json]            list console users
+  silo users delete --name USER --confirm USER         delete a console user (its sessions end)
   silo export [--out FILE]                             write the whole storage as JSON lines (stdout)
   silo import [--in FILE]                              load an export (stdin) into empty storage
   silo migrate --from URL --to URL                     copy one store into another, empty one
@@ -142,6 +146,21 @@ them: sqlite://PATH, redis://HOST:PORT/DB, postgres://USER@HOST:PORT/DB. Each UR
 regions. Stop the servers on --from first; start them on --to once it is done.
   silo migrate --from sqlite://.silo-data/silo.sqlite --to postgres://silo@db.internal/silo
 `,
+  'users create': `Usage: silo users create --name USER [--account NAME] [--password-stdin] [--json]
+
+Creates a console user who signs in at /console and acts for the account. Prints a generated
+password once (or reads one from stdin with --password-stdin: 8 to 1024 characters, the first line).
+  --account   default: default
+  --json      print one JSON object: name, account, created_at, password (unless read from stdin)
+`,
+  'users list': `Usage: silo users list [--account NAME] [--json]
+
+Lists console users (never their passwords): name, account, creation. Without --account, all.
+`,
+  'users delete': `Usage: silo users delete --name USER --confirm USER [--json]
+
+Deletes a console user; its sessions end at their next request on every instance.
+`,
   'keys revoke': `Usage: silo keys revoke --type manage|access --name NAME --confirm NAME [--account NAME] [--json]
 
 Revokes a key at once on every server sharing the storage. --confirm must repeat the name.
@@ -213,6 +232,11 @@ function table(rows: string[][]): string {
  * which store it opened; a command that only reads (or revokes) refuses to create a missing one.
  */
 async function withAccounts<T>(command: string, values: Flags, io: Io, fn: (accounts: AccountService) => Promise<T>, opts: { needsStore: boolean }): Promise<T> {
+  return withSilo(command, values, io, (silo) => fn(silo.accounts), opts);
+}
+
+/** withAccounts for commands that need more of the Silo (console users). */
+async function withSilo<T>(command: string, values: Flags, io: Io, fn: (silo: Silo) => Promise<T>, opts: { needsStore: boolean }): Promise<T> {
   const storage = loadStorageConfig(io.env, values, io.cwd);
   const main = storage.store.main;
   const missing = storeIsMissing(main);
@@ -221,7 +245,7 @@ async function withAccounts<T>(command: string, values: Flags, io: Io, fn: (acco
   const { silo, stores } = await openSilo(storage, silentLogger, undefined, undefined, 'command');
   io.stderr(`silo ${command}: ${storeLine(main, missing)}\n`);
   try {
-    return await fn(silo.accounts);
+    return await fn(silo);
   } finally {
     await silo.close().catch(() => {});
     await stores.close();
@@ -336,6 +360,74 @@ async function keysRevoke(args: string[], io: Io): Promise<number> {
   return 0;
 }
 
+/** The first line of stdin (for --password-stdin), without its line break. */
+async function firstLine(io: Io): Promise<string> {
+  let text = '';
+  for await (const chunk of io.stdin ?? Readable.from([])) {
+    text += String(chunk);
+    if (text.includes('\n') || text.length > 4096) break;
+  }
+  return text.split(/\r?\n/)[0]!;
+}
+
+async function usersCreate(args: string[], io: Io): Promise<number> {
+  const cmd = 'users create';
+  const { values } = parse(cmd, args, {
+    name: { type: 'string' },
+    account: { type: 'string', default: 'default' },
+    'password-stdin': { type: 'boolean' },
+    json: { type: 'boolean' },
+  }, 0);
+  if (values.help) return help(cmd, io);
+  const name = required(cmd, values, 'name', 'the user name');
+  const account = String(values.account);
+  const fromStdin = values['password-stdin'] === true;
+  const password = fromStdin ? await firstLine(io) : undefined;
+  const user = await withSilo(cmd, values, io, async (silo) => {
+    await ensureAccount(silo.accounts, account);
+    if (!(await silo.accounts.getAccount(account))) throw accountMissing(account);
+    return silo.console.createUser({ account, name, ...(password !== undefined ? { password } : {}) });
+  }, { needsStore: false });
+  if (values.json) {
+    const { password: generated, ...info } = user;
+    io.stdout(`${JSON.stringify(fromStdin ? info : { ...info, password: generated })}\n`);
+  } else if (fromStdin) {
+    io.stdout(`Created console user ${JSON.stringify(user.name)} of account ${JSON.stringify(user.account)} with the password read from stdin.\n`);
+  } else {
+    io.stdout(
+      `Created console user ${JSON.stringify(user.name)} of account ${JSON.stringify(user.account)}. Password (shown once):\n` +
+        `${user.password}\n` +
+        'Sign in at /console of the server.\n',
+    );
+  }
+  return 0;
+}
+
+async function usersList(args: string[], io: Io): Promise<number> {
+  const cmd = 'users list';
+  const { values } = parse(cmd, args, { account: { type: 'string' }, json: { type: 'boolean' } }, 0);
+  if (values.help) return help(cmd, io);
+  const account = values.account === undefined ? undefined : String(values.account);
+  const users = await withSilo(cmd, values, io, (silo) => silo.console.listUsers(account), { needsStore: true });
+  if (values.json) io.stdout(`${JSON.stringify(users)}\n`);
+  else if (users.length === 0) io.stdout(`No console users${account ? ` in account ${JSON.stringify(account)}` : ''}.\n`);
+  else io.stdout(table([['NAME', 'ACCOUNT', 'CREATED'], ...users.map((u) => [u.name, u.account, u.created_at])]));
+  return 0;
+}
+
+async function usersDelete(args: string[], io: Io): Promise<number> {
+  const cmd = 'users delete';
+  const { values } = parse(cmd, args, { name: { type: 'string' }, confirm: { type: 'string' }, json: { type: 'boolean' } }, 0);
+  if (values.help) return help(cmd, io);
+  const name = required(cmd, values, 'name', 'the user name');
+  const confirm = required(cmd, values, 'confirm', "repeat the user's name to confirm");
+  if (confirm !== name) throw new UsageError(`silo ${cmd}: --confirm ${JSON.stringify(confirm)} does not match --name ${JSON.stringify(name)}; nothing was deleted`);
+  await withSilo(cmd, values, io, (silo) => silo.console.deleteUser(name, confirm), { needsStore: true });
+  if (values.json) io.stdout(`${JSON.stringify({ deleted: true, name })}\n`);
+  else io.stdout(`Deleted console user ${JSON.stringify(name)}; its sessions are over.\n`);
+  return 0;
+}
+
 async function accountsCreate(args: string[], io: Io): Promise<number> {
   const cmd = 'accounts create';
   const { values, positionals } = parse(cmd, args, { json: { type: 'boolean' } }, 1);
@@ -424,7 +516,7 @@ async function serve(args: string[], io: Io): Promise<number> {
 }
 
 /** The usage lines of the commands of a group (`silo keys --help`, `silo help keys`). */
-function groupUsage(group: 'keys' | 'accounts'): string {
+function groupUsage(group: 'keys' | 'accounts' | 'users'): string {
   return `${Object.keys(HELP).filter((k) => k.startsWith(`${group} `)).map((k) => HELP[k]!.split('\n')[0]).join('\n')}\n`;
 }
 
@@ -433,7 +525,7 @@ function help(command: string | undefined, io: Io): number {
     io.stdout(`${MAIN_HELP}${settingsHelp()}\n`);
     return 0;
   }
-  if (command === 'keys' || command === 'accounts') {
+  if (command === 'keys' || command === 'accounts' || command === 'users') {
     io.stdout(groupUsage(command));
     return 0;
   }
@@ -510,6 +602,9 @@ const COMMANDS: Record<string, (args: string[], io: Io) => Promise<number>> = {
   'keys create': keysCreate,
   'keys list': keysList,
   'keys revoke': keysRevoke,
+  'users create': usersCreate,
+  'users list': usersList,
+  'users delete': usersDelete,
 };
 
 async function run(argv: string[], io: Io): Promise<number> {
@@ -522,7 +617,7 @@ async function run(argv: string[], io: Io): Promise<number> {
   }
   if (first === 'serve') return serve(argv.slice(1), io);
   if (first === 'export' || first === 'import' || first === 'migrate') return TRANSFER[first](argv.slice(1), io);
-  if (first === 'accounts' || first === 'keys') {
+  if (first === 'accounts' || first === 'keys' || first === 'users') {
     if (second === undefined || second === '--help' || second === '-h') {
       if (second !== undefined) return help(first, io);
       const subs = Object.keys(COMMANDS).filter((k) => k.startsWith(`${first} `)).map((k) => k.slice(first.length + 1));
@@ -540,7 +635,7 @@ async function run(argv: string[], io: Io): Promise<number> {
 function commandName(argv: string[]): string | undefined {
   const [first, second] = argv;
   if (first === 'serve' || first === 'export' || first === 'import' || first === 'migrate') return first;
-  if ((first === 'keys' || first === 'accounts') && second !== undefined && COMMANDS[`${first} ${second}`]) return `${first} ${second}`;
+  if ((first === 'keys' || first === 'accounts' || first === 'users') && second !== undefined && COMMANDS[`${first} ${second}`]) return `${first} ${second}`;
   return undefined;
 }
 

@@ -7,7 +7,19 @@ import type http from 'node:http';
 import type https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import Koa, { type Context, type Next } from 'koa';
-import { ConflictError, createSilo, DEFAULT_PLAN, DEFAULT_PLAN_NAME, jsonNotFound, redactKeyValues, SiloError, type AccountService, type CreatedKey, type Silo } from 'koa-silo';
+import {
+  ConflictError,
+  createSilo,
+  DEFAULT_PLAN,
+  DEFAULT_PLAN_NAME,
+  jsonNotFound,
+  redactKeyValues,
+  SiloError,
+  type AccountService,
+  type ConsoleService,
+  type CreatedKey,
+  type Silo,
+} from 'koa-silo';
 import { isClientFault } from './client-errors.js';
 import { collectGarbage } from './collect-garbage.js';
 import { PostgresBus } from './postgres-events.js';
@@ -72,6 +84,7 @@ export function siloOptions(config: ServerConfig, stores: Stores, logger: Logger
     ...(config.maxStreamsPerClient !== undefined ? { maxStreamsPerClient: config.maxStreamsPerClient } : {}),
     publicQueries: config.publicQueries,
     webhooks: { deliver: role === 'server', allowPrivate: config.webhookAllowPrivate ?? false },
+    console: true,
     ...(config.corsOrigins ? { corsOrigins: config.corsOrigins } : {}),
     trustProxy: config.trustProxy,
     ...(config.memoryBudgetBytes !== undefined ? { memoryBudgetBytes: config.memoryBudgetBytes } : {}),
@@ -129,7 +142,14 @@ export async function openSilo(
  * access key. Returns the keys, or undefined when the storage was not empty (or another instance
  * bootstrapped it at the same moment).
  */
-export async function bootstrap(accounts: AccountService): Promise<{ manage: CreatedKey; access: CreatedKey } | undefined> {
+export interface FirstStart {
+  manage: CreatedKey;
+  access: CreatedKey;
+  /** The console user `admin` of account `default`, and its generated password. */
+  admin: { name: string; password: string };
+}
+
+export async function bootstrap(accounts: AccountService, users: ConsoleService): Promise<FirstStart | undefined> {
   if ((await accounts.listAccounts()).length > 0) return undefined;
   try {
     await accounts.createAccount('default');
@@ -139,18 +159,20 @@ export async function bootstrap(accounts: AccountService): Promise<{ manage: Cre
   }
   const manage = await accounts.createKey({ account: 'default', type: 'manage', name: 'default' });
   const access = await accounts.createKey({ account: 'default', type: 'access', name: 'default' });
-  return { manage, access };
+  const admin = await users.createUser({ account: 'default', name: 'admin' });
+  return { manage, access, admin: { name: admin.name, password: admin.password } };
 }
 
-export function bannerText(url: string, keys: { manage: CreatedKey; access: CreatedKey }): string {
+export function bannerText(url: string, keys: FirstStart): string {
   const expires = keys.manage.expires_at ? `expires ${keys.manage.expires_at}` : 'never expires';
   return [
     '',
-    'Silo: first start on empty storage. Created account "default" with two keys.',
+    'Silo: first start on empty storage. Created account "default" with two keys and a console user.',
     'Their values are shown this once and never again: store them now.',
     '',
     `  manage key "default" (${expires}): ${keys.manage.key}`,
     `  access key "default":  ${keys.access.key}`,
+    `  console:               ${url}/console  user "${keys.admin.name}", password ${keys.admin.password}`,
     '',
     'Ready to paste into a shell:',
     '',
@@ -162,7 +184,7 @@ export function bannerText(url: string, keys: { manage: CreatedKey; access: Crea
     `       -d '{"file_name": "hello", "file_data": {"hello": "world"}}'`,
     `  curl -s ${url}/<file_uuid from the answer> -H "X-SILO-KEY: $ACCESS_KEY"`,
     '',
-    'More keys: npx silo keys create --type manage --name NAME   (npx silo --help)',
+    'More keys: npx silo keys create --type manage --name NAME; more console users: npx silo users create --name NAME   (npx silo --help)',
     '',
   ].join('\n');
 }
@@ -312,7 +334,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   const limits = resolveLimits(config);
   const regions = regionPorts(config);
   try {
-    keys = await bootstrap(silo.accounts);
+    keys = await bootstrap(silo.accounts, silo.console);
     const app = createApp({ silo, stores, logger, trustProxy: config.trustProxy, draining: () => draining, warn, regionPorts: regions });
     try {
       ({ server, stop: stopEdge } = createEdgeServer({ handler: app.callback(), limits, warn, ...(pem ? { tls: pem } : {}) }));

@@ -154,7 +154,7 @@ describe('silo command', () => {
     const created = await runSilo(['keys', 'create', '--type', 'manage', '--name', 'weekly', '--duration', '7d', '--json'], { env: own, cwd: dir });
     const { key } = JSON.parse(created.stdout) as { key: string };
     const listed = await runSilo(['keys', 'list'], { env: own, cwd: dir });
-    expect(listed.stdout).toMatch(/manage\s+weekly\s+\S+\s+\S+Z \(in 6 days\)\n/);
+    expect(listed.stdout).toMatch(/manage\s+weekly\s+\S+\s+\S+Z \(in 6 days\)\s+all\n/);
 
     const server = await startSilo({ env: own, cwd: dir });
     try {

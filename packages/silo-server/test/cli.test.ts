@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Readable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
 import { main } from '../src/cli.js';
 
@@ -207,5 +208,29 @@ describe('silo: which store a command opens', () => {
     const byFlag = await siloIn({ cwd: dir, env: { SILO_DATA_DIR: nowhere } }, 'accounts', 'list', '--store-url', `sqlite://${nowhere}/x.sqlite`);
     fails(['accounts', 'list'], byFlag, 1, /\(set by --store-url\)/);
     expect(fs.existsSync(nowhere)).toBe(false);
+  });
+
+  it('users create, list and delete console users; a password is shown once or read from stdin', async () => {
+    const env = { SILO_DATA_DIR: path.join(dir, 'users') };
+    const made = await siloIn({ cwd: dir, env }, 'users', 'create', '--name', 'ann');
+    expect(made.code, made.stderr).toBe(0);
+    expect(made.stdout).toMatch(/^Created console user "ann" of account "default"\. Password \(shown once\):\n[A-Za-z0-9_-]{20}\nSign in at \/console of the server\.\n$/);
+    let stdout = '';
+    const piped = await main(['users', 'create', '--name', 'bob', '--password-stdin', '--json'], {
+      stdout: (t) => (stdout += t),
+      stderr: () => undefined,
+      env,
+      cwd: dir,
+      stdin: Readable.from(['correct horse battery\n']),
+    });
+    expect(piped).toBe(0);
+    expect(JSON.parse(stdout)).toEqual({ name: 'bob', account: 'default', created_at: expect.any(String) });
+    const list = await siloIn({ cwd: dir, env }, 'users', 'list');
+    expect(list.stdout).toMatch(/^NAME\s+ACCOUNT\s+CREATED\nann\s+default\s+\S+\nbob\s+default\s+\S+\n$/);
+    expect(list.stdout).not.toContain('scrypt');
+    expect((await siloIn({ cwd: dir, env }, 'users', 'create', '--name', 'ann')).code).toBe(1);
+    expect((await siloIn({ cwd: dir, env }, 'users', 'delete', '--name', 'ann', '--confirm', 'bob')).code).toBe(2);
+    expect((await siloIn({ cwd: dir, env }, 'users', 'delete', '--name', 'ann', '--confirm', 'ann')).code).toBe(0);
+    expect((await siloIn({ cwd: dir, env }, 'users', 'list', '--json')).stdout).toMatch(/^\[\{"name":"bob"/);
   });
 });
