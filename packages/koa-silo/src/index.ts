@@ -148,6 +148,7 @@ export {
   type VersionEntry,
 } from './storage/index.js';
 export { LocalBus } from './events/local-bus.js';
+export { SharedBus, type BusTransport } from './events/shared-bus.js';
 export type { EventBus, EventListener, SiloEvent, SiloEventType } from './events/types.js';
 export { SESSION_IDLE_MS, type ConsoleService, type SignedIn } from './console/service.js';
 export type { UserInfo } from './console/types.js';

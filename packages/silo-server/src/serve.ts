@@ -22,7 +22,6 @@ import {
 } from 'koa-silo';
 import { isClientFault } from './client-errors.js';
 import { collectGarbage } from './collect-garbage.js';
-import { PostgresBus } from './postgres-events.js';
 import type { ServerConfig } from './config.js';
 import { resolveLimits, TIMEOUTS } from './connection-limits.js';
 import { httpEdge } from './http-edge.js';
@@ -79,8 +78,8 @@ export function siloOptions(config: ServerConfig, stores: Stores, logger: Logger
       },
     },
     rateLimit: stores.redis ? { redis: stores.redis } : stores.postgres ? { postgres: stores.postgres, tableCreated: true } : { store: 'memory' },
-    // On Redis the default bus is Redis pub/sub; on SQLite it is this process's.
-    ...(stores.postgres ? { events: new PostgresBus(stores.postgres, (msg, fields) => logger.warn(msg, fields)) } : {}),
+    // PostgreSQL's bus comes with its stores; on Redis koa-silo makes one; on SQLite it is this process's.
+    ...(stores.events ? { events: stores.events } : {}),
     ...(config.maxStreamsPerClient !== undefined ? { maxStreamsPerClient: config.maxStreamsPerClient } : {}),
     publicQueries: config.publicQueries,
     webhooks: { deliver: role === 'server', allowPrivate: config.webhookAllowPrivate ?? false },

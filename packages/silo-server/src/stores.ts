@@ -19,8 +19,9 @@ import path from 'node:path';
 import Keyv from 'keyv';
 import KeyvRedis, { createClient, createCluster, type RedisClientType, type RedisClusterType } from '@keyv/redis';
 import pg from 'pg';
-import { DEFAULT_RATE_LIMIT_TABLE } from 'koa-silo';
+import { DEFAULT_RATE_LIMIT_TABLE, type EventBus } from 'koa-silo';
 import { PostgresStore, underSchemaLock } from './postgres-store.js';
+import { postgresBus } from './postgres-events.js';
 import { REGIONS, type Region } from './regions.js';
 import { SqliteStore, sqliteKeyv, type SqliteSynchronous } from './sqlite-store.js';
 
@@ -131,6 +132,8 @@ export interface Stores {
   redis?: RedisClientType | RedisClusterType;
   /** The pool of the main store's URL, when it is PostgreSQL (for shared rate limits, table made). */
   postgres?: pg.Pool;
+  /** The change feed's bus on the main store's PostgreSQL (Redis's is made by koa-silo itself). */
+  events?: EventBus;
   /** Resolves when every store answers; rejects with a message naming the first that does not. */
   check(timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
@@ -342,8 +345,10 @@ export async function openStores(options: OpenStoresOptions): Promise<Stores> {
   const pools = new Map<string, pg.Pool>();
   /** The main store's pool when it is PostgreSQL: its rate-limit counters live there too. */
   let mainPool: pg.Pool | undefined;
+  let events: EventBus | undefined;
   const handles: StoreHandle[] = [];
   const closeAll = async () => {
+    await events?.close().catch(() => {});
     for (const pool of pools.values()) await pool.end().catch(() => {});
     for (const h of handles) {
       if (h.location.kind === 'sqlite') await h.keyv.disconnect().catch(() => {});
@@ -371,7 +376,10 @@ export async function openStores(options: OpenStoresOptions): Promise<Stores> {
       else handles.push(await openPostgres(role, loc, pools.get(loc.url)!));
     }
     mainPool = options.main.kind === 'postgres' ? pools.get(options.main.url) : undefined;
-    if (mainPool) await makeRateLimitTable(mainPool);
+    if (mainPool) {
+      await makeRateLimitTable(mainPool);
+      events = postgresBus(mainPool, (msg, fields) => log('warn', msg, fields));
+    }
   } catch (error) {
     await closeAll();
     throw error;
@@ -385,6 +393,7 @@ export async function openStores(options: OpenStoresOptions): Promise<Stores> {
     regions,
     ...(mainConn ? { redis: mainConn.client } : {}),
     ...(mainPool ? { postgres: mainPool } : {}),
+    ...(events ? { events } : {}),
     async check(checkTimeoutMs = 1000) {
       for (const h of handles) {
         if (h.location.kind === 'sqlite') {

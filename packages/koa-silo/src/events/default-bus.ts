@@ -8,7 +8,8 @@ import { RedisNative } from '../storage/redis-native.js';
 import { DEFAULT_STORAGE_TIMEOUT_MS } from '../storage/storage-guard.js';
 import { DEFAULT_PREFIX } from '../storage/storage-keys.js';
 import { LocalBus } from './local-bus.js';
-import { RedisBus } from './redis-bus.js';
+import { redisTransport } from './redis-bus.js';
+import { SharedBus } from './shared-bus.js';
 import type { EventBus } from './types.js';
 
 export function defaultEventBus(
@@ -18,5 +19,5 @@ export function defaultEventBus(
   const text = new KeyvTextStore(main, options.timeoutMs ?? DEFAULT_STORAGE_TIMEOUT_MS);
   const redis = RedisNative.of(main, text);
   if (!redis) return new LocalBus();
-  return new RedisBus(redis, redis.redisKey(`${options.prefix ?? DEFAULT_PREFIX}:events`), options.onError);
+  return new SharedBus(redisTransport(redis, redis.redisKey(`${options.prefix ?? DEFAULT_PREFIX}:events`)), options.onError);
 }

@@ -1,0 +1,69 @@
+/**
+ * A bus shared by every instance through a transport (Redis pub/sub, PostgreSQL LISTEN/NOTIFY):
+ * each event is sent once as text and heard by every instance listening. An instance delivers its
+ * own events at once and ignores their echo, so its subscribers do not wait on the transport, nor
+ * miss its writes while the listening connection is away (the transport reconnects by itself).
+ */
+import { randomBytes } from 'node:crypto';
+import { LocalBus } from './local-bus.js';
+import type { EventBus, EventListener, SiloEvent } from './types.js';
+
+/** How events travel between instances. */
+export interface BusTransport {
+  /** Sends one message to every listener (this instance's too). */
+  send(text: string): Promise<void>;
+  /** Starts listening (once, with the first subscriber); resolves to the stop. */
+  listen(hear: (text: string) => void): Promise<() => Promise<void> | void>;
+}
+
+interface Envelope {
+  /** The publishing instance. */
+  from: string;
+  event: SiloEvent;
+}
+
+export class SharedBus implements EventBus {
+  readonly #local = new LocalBus();
+  readonly #id = randomBytes(8).toString('base64url');
+  #stop: Promise<(() => Promise<void> | void) | undefined> | undefined;
+
+  constructor(
+    private readonly transport: BusTransport,
+    private readonly onError: (message: string, error: unknown) => void = () => undefined,
+  ) {}
+
+  publish(event: SiloEvent): void {
+    this.#local.deliver(event);
+    const envelope: Envelope = { from: this.#id, event };
+    this.transport.send(JSON.stringify(envelope)).catch((error: unknown) => {
+      this.onError('silo: an event could not be published to the other instances', error);
+    });
+  }
+
+  subscribe(listener: EventListener): () => void {
+    // The listening connection is made with the first subscriber: an instance nobody listens to
+    // holds none.
+    this.#stop ??= this.transport.listen((text) => this.#hear(text)).catch((error: unknown) => {
+      this.onError('silo: cannot listen to the events of other instances; this instance sees only its own', error);
+      this.#stop = undefined;
+      return undefined;
+    });
+    return this.#local.subscribe(listener);
+  }
+
+  #hear(text: string): void {
+    let envelope: Envelope;
+    try {
+      envelope = JSON.parse(text) as Envelope;
+    } catch {
+      return; // Not ours: another program on the channel.
+    }
+    if (envelope.from !== this.#id) this.#local.deliver(envelope.event);
+  }
+
+  async close(): Promise<void> {
+    const stop = await this.#stop;
+    await stop?.();
+    await this.#local.close();
+  }
+}
