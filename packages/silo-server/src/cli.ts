@@ -116,25 +116,28 @@ Lists the account's keys: type, name, creation and expiry (with the time left). 
 `,
   export: `Usage: silo export [--out FILE]
 
-Writes the whole storage (accounts, key hashes, webhooks, silos with their kept history) as JSON
-lines on stdout, or into FILE (written as FILE.partial and renamed once whole). Progress goes to
-stderr: a bar on a terminal, plain lines otherwise. Key values are never in an export (only their
-SHA-256 hashes, with which the same keys keep working), but silo data is, and so are the webhooks'
-signing secrets (receivers keep verifying after an import): the file is as sensitive as the
-database; keep it as safe as the store. Pending webhook deliveries are not exported: the source
-delivers them until its servers stop. Export a store that no server is writing to: a silo created
-or deleted meanwhile is an error.
+Writes the whole storage (accounts, key hashes, webhooks, console users, silos with their kept
+history) as JSON lines on stdout, or into FILE (written as FILE.partial and renamed once whole).
+Progress goes to stderr: a bar on a terminal, plain lines otherwise. Key values are never in an
+export (only their SHA-256 hashes, with which the same keys keep working), nor are console users'
+passwords (only their scrypt hashes, with which the same passwords keep working), but silo data
+is, and so are the webhooks' signing secrets (receivers keep verifying after an import) and the
+password hashes: the file is as sensitive as the database; keep it as safe as the store. Pending
+webhook deliveries and console sessions are not exported: the source delivers the former until
+its servers stop; users sign in again. Export a store that no server is writing to: a silo
+created or deleted meanwhile is an error.
   silo export > backup.jsonl
   SILO_STORE_URL=redis://127.0.0.1:6379/0 silo export --out backup.jsonl
 `,
   import: `Usage: silo import [--in FILE]
 
 Loads an export (from stdin, or FILE) into empty storage: no account, key or silo may be there
-yet (import before the first silo serve, which creates the account "default"). Silos keep their
-uuids, versions, ETags and times; keys and webhooks (with their secrets) keep working. Every
-line is checked, and the counts at its end against what was read and written. On any failure
-(line number given) the import removes what it wrote and exits 1; if even that fails it says so,
-and the store must be emptied by hand.
+yet (import before the first silo serve, which creates the account "default" and the console
+user "admin"). Silos keep their uuids, versions, ETags and times; keys, webhooks (with their
+secrets) and console users (with their passwords) keep working. Every line is checked, and the
+counts at its end against what was read and written. On any failure (line number given) the
+import removes what it wrote and exits 1; if even that fails it says so, and the store must be
+emptied by hand.
   silo import < backup.jsonl
   SILO_STORE_URL=postgres://silo@db.internal/silo silo import --in backup.jsonl
 `,

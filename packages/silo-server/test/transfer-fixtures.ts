@@ -1,7 +1,8 @@
 /**
  * What the transfer tests share: a store filled through Silo's own services (accounts, keys whose
  * values are kept to authenticate with later, silos with history: updates, JSON Patch appends so
- * that tails exist, region moves, pruning by a short history; webhooks, one with a silo filter), the `silo` command run in-process
+ * that tails exist, region moves, pruning by a short history; webhooks, one with a silo filter;
+ * console users whose passwords are known, to sign in with later), the `silo` command run in-process
  * with an input and captured output, and exports compared line by line.
  */
 import fs from 'node:fs';
@@ -69,7 +70,19 @@ export interface SeedShape {
   history?: number;
   /** Webhooks (default true): one for every silo of each account, and a second, filtered to one silo, on even accounts. */
   webhooks?: boolean;
+  /** Console users (default false): one per account, made in reverse account order (see seededUsers). */
+  users?: boolean;
 }
+
+export interface SeededUser {
+  name: string;
+  account: string;
+  password: string;
+}
+
+/** The console users seed makes for `accounts` accounts when asked: `user-i` of account `team-i`. */
+export const seededUsers = (accounts: number): SeededUser[] =>
+  Array.from({ length: accounts }, (_, i) => ({ name: `user-${i}`, account: `team-${i}`, password: `the password of user ${i}` }));
 
 /** The webhooks seed makes for `accounts` accounts. */
 export const seededWebhooks = (accounts: number): number => accounts + Math.ceil(accounts / 2);
@@ -126,6 +139,8 @@ export async function seed(url: string, shape: SeedShape): Promise<KeyValue[]> {
         }
       }
     }
+    // Last account first: an export lists them by account, not in the order they were made.
+    if (shape.users) for (const user of seededUsers(shape.accounts).reverse()) await silo.console.createUser(user);
   } finally {
     await silo.close();
     await stores.close();
@@ -140,6 +155,22 @@ export async function authenticates(url: string, keys: KeyValue[]): Promise<bool
     for (const key of keys) {
       const principal = await silo.accounts.authenticate(key.value, key.type);
       if (principal.account !== key.account) return false;
+    }
+    return true;
+  } finally {
+    await silo.close();
+    await stores.close();
+  }
+}
+
+/** Whether every user signs in with its password on the store at `url` (and not with another). */
+export async function signsIn(url: string, users: SeededUser[]): Promise<boolean> {
+  const { silo, stores } = await openSilo({ store: oneStore(parseStoreUrl(url)), sqliteSynchronous: 'normal' }, silentLogger);
+  try {
+    for (const user of users) {
+      const signed = await silo.console.signIn(user.name, user.password);
+      if (signed?.who.user !== user.name || signed.who.account !== user.account) return false;
+      if (await silo.console.signIn(user.name, `${user.password}!`)) return false;
     }
     return true;
   } finally {

@@ -65,7 +65,7 @@ describe('webhooks in export and import (SQLite)', () => {
     const kinds = records.map((r) => r.record);
     expect(kinds.indexOf('webhook')).toBeGreaterThan(kinds.lastIndexOf('key'));
     expect(kinds.lastIndexOf('webhook')).toBeLessThan(kinds.indexOf('silo'));
-    expect(records.at(-1)).toEqual({ record: 'counts', accounts: 2, keys: 4, silos: 10, versions: expect.any(Number), webhooks: 3 });
+    expect(records.at(-1)).toEqual({ record: 'counts', accounts: 2, keys: 4, silos: 10, versions: expect.any(Number), webhooks: 3, users: 0 });
     // Nothing of deliveries: no outbox entry, no attempt.
     expect(exported).not.toMatch(/"attempts"|"due"|"outcome"/);
   });
@@ -93,18 +93,18 @@ describe('webhooks in export and import (SQLite)', () => {
     }
   }, 30_000);
 
-  it('a file from before webhooks (no webhook line, no webhooks count) still imports', async () => {
+  it('a file from before webhooks (no webhook line, no webhooks count, nor users) still imports', async () => {
     const old = lines
       .filter((l) => !l.startsWith('{"record":"webhook"'))
-      .map((l) => (l.startsWith('{"record":"counts"') ? l.replace(/,"webhooks":\d+/, '') : l));
-    expect(old.at(-1)).not.toContain('webhooks');
+      .map((l) => (l.startsWith('{"record":"counts"') ? l.replace(/,"webhooks":\d+/, '').replace(/,"users":\d+/, '') : l));
+    expect(old.at(-1)).not.toMatch(/webhooks|users/);
     const target = sqliteUrl('hooks-old');
     const run = await silo(['import'], { store: target, stdin: old.join('\n') });
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toMatch(/, 0 webhooks/);
     expect(await webhooksOf(target)).toEqual([]);
     const again = (await exportOf(target)).trimEnd().split('\n');
-    expect(again.at(-1)).toBe(old.at(-1)!.replace(/}$/, ',"webhooks":0}'));
+    expect(again.at(-1)).toBe(old.at(-1)!.replace(/}$/, ',"webhooks":0,"users":0}'));
     expect(again.slice(0, -1).sort()).toEqual(old.slice(0, -1).sort());
   }, 30_000);
 
@@ -148,7 +148,7 @@ describe('webhooks in export and import (SQLite)', () => {
       const twice = [...lines.slice(0, i + 1), lines[i]!, ...lines.slice(i + 1)].join('\n');
       expect(await fails(twice)).toMatch(new RegExp(`line ${i + 2}: webhook "wh_\\S+" of account "team-\\d" appears twice`));
       const late = [...lines.slice(0, i), ...lines.slice(i + 1, -1), lines[i]!, lines.at(-1)!].join('\n');
-      expect(await fails(late)).toMatch(/a webhook record after the silos \(an export lists accounts, then keys, then webhooks, then silos\)/);
+      expect(await fails(late)).toMatch(/a webhook record after the silos \(an export lists accounts, then keys, then webhooks, then users, then silos\)/);
     });
   });
 

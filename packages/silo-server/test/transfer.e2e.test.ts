@@ -56,7 +56,7 @@ describe('silo export | silo import (spawned)', () => {
     const [exported, imported] = await Promise.all([exporting.done(false), importing.done()]);
     expect(exported.code, exported.stderr).toBe(0);
     expect(imported.code, imported.stderr).toBe(0);
-    expect(exported.stderr).toMatch(/^silo export: store sqlite:\/\/.*\nsilo export: 40 silos to go\nsilo export: 40\/40 silos in .*: 2 accounts, 4 keys, 40 silos, \d+ versions, 3 webhooks\n$/);
+    expect(exported.stderr).toMatch(/^silo export: store sqlite:\/\/.*\nsilo export: 40 silos to go\nsilo export: 40\/40 silos in .*: 2 accounts, 4 keys, 40 silos, \d+ versions, 3 webhooks, 0 users\n$/);
     expect(imported.stderr).toMatch(/silo import: 40\/40 silos in .*: 2 accounts, 4 keys, 40 silos, \d+ versions, 3 webhooks/);
     expect(imported.stdout).toBe('');
     expect(sorted(await exportOf(target))).toEqual(sorted(await exportOf(source)));

@@ -107,8 +107,8 @@ describe('export and import on SQLite', () => {
 
     it('an unknown record type', async () => {
       const l = lines();
-      const bad = [...l.slice(0, 5), '{"record":"user","email":"someone@example.test"}', ...l.slice(5)].join('\n');
-      expect(await fails(bad)).toMatch(/^silo import: line 6: unknown record type "user"; nothing was imported/);
+      const bad = [...l.slice(0, 5), '{"record":"widget","email":"someone@example.test"}', ...l.slice(5)].join('\n');
+      expect(await fails(bad)).toMatch(/^silo import: line 6: unknown record type "widget"; nothing was imported/);
     });
 
     it('a truncated file (no counts line)', async () => {

@@ -1,6 +1,6 @@
 /**
- * `silo export`'s walk of a storage: accounts, then keys, then each account's silos page by page
- * of its listing index, each silo followed by its kept history with every version's data. Lines
+ * `silo export`'s walk of a storage: accounts, then keys, webhooks and console users, then each
+ * account's silos page by page of its listing index, each silo followed by its kept history with every version's data. Lines
  * are produced as the reader pulls them (an async generator), so a slow writer holds the walk
  * back and memory stays flat: at most a few silos' histories are held at once.
  *
@@ -10,7 +10,7 @@
  * an error; export a store no server is writing to.
  */
 import type { SiloHead, SiloStorage, VersionEntry } from 'koa-silo';
-import { accountLine, countsLine, emptyCounts, headerLine, keyLine, siloLine, versionLine, webhookLine, type Counts } from './format.js';
+import { accountLine, countsLine, emptyCounts, headerLine, keyLine, siloLine, userLine, versionLine, webhookLine, type Counts, type StoredUser } from './format.js';
 import type { Progress } from './progress.js';
 
 /** The store cannot be exported as it is (it changed meanwhile, or holds what the format cannot carry). */
@@ -87,10 +87,25 @@ async function* silosOf(storage: SiloStorage, account: string): AsyncGenerator<S
 }
 
 /**
+ * The console users of every account of `names`, by account as listed, then by name (code unit
+ * order: no locale, the same on every machine). A user of an account that is not listed is an
+ * error: an import would refuse it.
+ */
+async function usersOf(storage: SiloStorage, names: readonly string[]): Promise<StoredUser[]> {
+  const users = await storage.listUsers();
+  const rank = new Map(names.map((name, i) => [name, i]));
+  for (const user of users) {
+    if (!rank.has(user.account)) throw new ExportError(`console user ${JSON.stringify(user.name)} is of account ${JSON.stringify(user.account)}, which is not listed`);
+  }
+  return users.sort((a, b) => rank.get(a.account)! - rank.get(b.account)! || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+/**
  * The export of `storage`, line by line (without newlines): the header, accounts, keys, webhooks
- * (with their signing secrets), silos with their history, and the counts. `progress` hears of
- * every silo. Pending webhook deliveries and attempt logs are not exported: an export is the
- * store's state, and what the source still owes its receivers the source delivers until it stops.
+ * (with their signing secrets), console users (with their password hashes), silos with their
+ * history, and the counts. `progress` hears of every silo. Pending webhook deliveries, attempt
+ * logs and console sessions are not exported: an export is the store's state, and what the
+ * source still owes its receivers the source delivers until it stops; users sign in again.
  */
 export async function* exportLines(storage: SiloStorage, progress: Progress): AsyncGenerator<string> {
   const counts: Counts = emptyCounts();
@@ -118,6 +133,10 @@ export async function* exportLines(storage: SiloStorage, progress: Progress): As
       yield webhookLine(hook);
       counts.webhooks++;
     }
+  }
+  for (const user of await usersOf(storage, names)) {
+    yield userLine(user);
+    counts.users++;
   }
   for (const name of names) {
     for await (const silo of silosOf(storage, name)) {

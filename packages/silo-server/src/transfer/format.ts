@@ -9,9 +9,10 @@ import { REGIONS, MANAGE_KEY_DURATIONS, type Account, type ImportedSilo, type Si
 
 export const FORMAT_NAME = 'silo-export';
 /**
- * Still 1 with webhooks: a file written before them (no `webhook` line, no `webhooks` count) reads
- * as it always did. A silo from before webhooks refuses a file of this one at its first `webhook`
- * line, or at the counts line's `webhooks`, rather than drop them.
+ * Still 1 with webhooks and console users: a file written before them (no `webhook` or `user`
+ * line, no `webhooks` or `users` count) reads as it always did. A silo from before them refuses a
+ * file of this one at its first `webhook` or `user` line, or at the counts line's `webhooks` or
+ * `users`, rather than drop them.
  */
 export const FORMAT_VERSION = 1;
 
@@ -23,6 +24,9 @@ const WEBHOOK_EVENTS = ['silo.created', 'silo.updated', 'silo.deleted'] as const
 const everyEvent: [Exclude<WebhookEvent, (typeof WEBHOOK_EVENTS)[number]>] extends [never] ? true : never = true;
 void everyEvent;
 
+/** A console user as storage keeps it: the scrypt hash of the password, never the password (koa-silo's StoredUser). */
+export type StoredUser = Awaited<ReturnType<SiloStorage['listUsers']>>[number];
+
 export interface HeaderRecord {
   record: typeof FORMAT_NAME;
   version: number;
@@ -33,6 +37,8 @@ export type AccountRecord = { record: 'account' } & Account;
 export type KeyRecord = { record: 'key' } & StoredKey;
 /** One webhook of an account, with its signing secret (receivers keep verifying with it). */
 export type WebhookRecord = { record: 'webhook' } & StoredWebhook;
+/** One console user, with the scrypt hash of its password (its old password keeps working). */
+export type UserRecord = { record: 'user' } & StoredUser;
 export type SiloLine = { record: 'silo' } & ImportedSilo;
 /** One kept version of the silo of the `silo` line before it, with its data's exact JSON text. */
 export type VersionLine = { record: 'version'; file_uuid: string; data: string } & Omit<VersionEntry, 'blob' | 'tail'>;
@@ -43,17 +49,18 @@ export interface Counts {
   versions: number;
   /** Absent from files written before webhooks: read as 0. */
   webhooks: number;
+  /** Absent from files written before console users: read as 0. */
+  users: number;
 }
 export type CountsRecord = { record: 'counts' } & Counts;
 
 /**
- * Every record of format 1. Console users (`user`) will be records of their own, written after
- * the webhooks and before the silos, once Silo has them; a reader of this version refuses them as
- * unknown rather than skip them.
+ * Every record of format 1. Console users (`user`) come after the webhooks and before the silos;
+ * a reader from before them refuses them as unknown rather than skip them.
  */
-export type TransferRecord = HeaderRecord | AccountRecord | KeyRecord | WebhookRecord | SiloLine | VersionLine | CountsRecord;
+export type TransferRecord = HeaderRecord | AccountRecord | KeyRecord | WebhookRecord | UserRecord | SiloLine | VersionLine | CountsRecord;
 
-export const emptyCounts = (): Counts => ({ accounts: 0, keys: 0, silos: 0, versions: 0, webhooks: 0 });
+export const emptyCounts = (): Counts => ({ accounts: 0, keys: 0, silos: 0, versions: 0, webhooks: 0, users: 0 });
 
 /** A stored record has a field this format does not carry: exporting it would lose it silently. */
 export class UnknownFieldError extends Error {}
@@ -63,9 +70,10 @@ const FIELDS = {
   account: ['name', 'plan', 'created_at'],
   key: ['type', 'name', 'account', 'created_at', 'duration?', 'expires_at?', 'silos?', 'hash'],
   webhook: ['id', 'account', 'url', 'events', 'silos', 'created_at', 'disabled', 'failing_since', 'secret'],
+  user: ['name', 'account', 'hash', 'created_at'],
   silo: ['file_uuid', 'file_name', 'region_name', 'is_public', 'created_at', 'updated_at', 'account', 'size', 'version', 'etag', 'oldest'],
   version: ['file_uuid', 'version', 'updated_at', 'file_name', 'is_public', 'region_name', 'size', 'etag', 'data'],
-  counts: ['accounts', 'keys', 'silos', 'versions', 'webhooks'],
+  counts: ['accounts', 'keys', 'silos', 'versions', 'webhooks', 'users'],
 } as const;
 
 /** Storage-internal fields: where data lies, which another engine names differently. */
@@ -89,6 +97,7 @@ export const headerLine = (silos: number): string => JSON.stringify({ record: FO
 export const accountLine = (a: Account): string => line('account', a, () => `account ${JSON.stringify(a.name)}`);
 export const keyLine = (k: StoredKey): string => line('key', k, () => `a key of account ${JSON.stringify(k.account)}`);
 export const webhookLine = (w: StoredWebhook): string => line('webhook', w, () => `webhook ${JSON.stringify(w.id)} of account ${JSON.stringify(w.account)}`);
+export const userLine = (u: StoredUser): string => line('user', u, () => `console user ${JSON.stringify(u.name)} of account ${JSON.stringify(u.account)}`);
 export const siloLine = (h: SiloHead): string => line('silo', h, () => `silo ${h.file_uuid}`);
 export const countsLine = (c: Counts): string => line('counts', c, () => 'counts');
 export function versionLine(uuid: string, e: VersionEntry, data: string): string {
@@ -112,6 +121,8 @@ const events: Check = (v) => texts(v) && v.length > 0 && new Set(v).size === v.l
 const webhookUrl: Check = (v) => typeof v === 'string' && URL.canParse(v) && ['https:', 'http:'].includes(new URL(v).protocol);
 /** `whsec_` and base64 (a bare base64 secret signs too): what koa-silo's signatures accept. */
 const secret: Check = (v) => typeof v === 'string' && /^(whsec_)?[A-Za-z0-9+/]+={0,2}$/.test(v);
+/** `scrypt$N$r$p$salt$hash`, salt and hash in base64url: what koa-silo's passwords.ts writes and verifies. */
+const scryptHash: Check = (v) => typeof v === 'string' && /^scrypt\$[1-9][0-9]*\$[1-9][0-9]*\$[1-9][0-9]*\$[A-Za-z0-9_-]+\$[A-Za-z0-9_-]+$/.test(v);
 
 const CHECKS: Record<Kind, Record<string, Check>> = {
   account: { name: text, plan: text, created_at: time },
@@ -136,6 +147,7 @@ const CHECKS: Record<Kind, Record<string, Check>> = {
     failing_since: (v) => v === null || time(v),
     secret,
   },
+  user: { name: text, account: text, hash: scryptHash, created_at: time },
   silo: {
     file_uuid: text,
     file_name: str,
@@ -150,7 +162,7 @@ const CHECKS: Record<Kind, Record<string, Check>> = {
     oldest: positive,
   },
   version: { file_uuid: text, version: positive, updated_at: time, file_name: str, is_public: bool, region_name: region, size: count, etag: text, data: str },
-  counts: { accounts: count, keys: count, silos: count, versions: count, webhooks: (v) => v === undefined || count(v) },
+  counts: { accounts: count, keys: count, silos: count, versions: count, webhooks: (v) => v === undefined || count(v), users: (v) => v === undefined || count(v) },
 };
 
 /** Parses one line into a record of this format, or throws RecordError saying what is wrong. */
@@ -177,8 +189,11 @@ export function parseRecord(raw: string): TransferRecord {
   for (const [name, check] of Object.entries(checks)) {
     if (!check(fields[name])) throw new RecordError(`a ${kind} record with ${fields[name] === undefined ? 'no' : 'an invalid'} ${name}`);
   }
-  // A counts line from before webhooks: none.
-  if (kind === 'counts' && fields.webhooks === undefined) return { ...(value as Omit<CountsRecord, 'webhooks'>), webhooks: 0 };
+  // A counts line from before webhooks or console users: none of them.
+  if (kind === 'counts' && (fields.webhooks === undefined || fields.users === undefined)) {
+    const counts = value as Omit<CountsRecord, 'webhooks' | 'users'> & Partial<Pick<CountsRecord, 'webhooks' | 'users'>>;
+    return { ...counts, webhooks: counts.webhooks ?? 0, users: counts.users ?? 0 };
+  }
   return value as TransferRecord;
 }
 

@@ -4,9 +4,11 @@
  * commit (SiloStorage.importSilo) once its last version line is read. A few silos are written at
  * once (WRITE_AHEAD) while the next lines are read; memory holds those and one silo being read.
  *
- * Webhooks are held until every line is read and the counts line matches what was read, then
- * inserted (with their secrets, and no per-account limit: the export held them all): a file that
- * turns out bad never made a webhook live, even for a moment, and removing them is rarely needed.
+ * Webhooks and console users are held until every line is read and the counts line matches what
+ * was read, then inserted (webhooks with their secrets, and no per-account limit: the export held
+ * them all; users with their password hashes, so their passwords keep working): a file that turns
+ * out bad never made a webhook live or let a user sign in, even for a moment, and removing them is
+ * rarely needed.
  *
  * Every line is checked before anything of it is written; the counts line at the end is checked
  * against the records read, what was written, and what the target then lists. On any failure
@@ -15,7 +17,7 @@
  * target is then left with part of the import, to be emptied before trying again.
  */
 import type { ImportedVersion, SiloStorage } from 'koa-silo';
-import { emptyCounts, FORMAT_NAME, parseRecord, RecordError, siloOf, type Counts, type SiloLine, type StoredWebhook, type TransferRecord } from './format.js';
+import { emptyCounts, FORMAT_NAME, parseRecord, RecordError, siloOf, type Counts, type SiloLine, type StoredUser, type StoredWebhook, type TransferRecord } from './format.js';
 import type { Progress } from './progress.js';
 import { removeImported } from './rollback.js';
 
@@ -30,16 +32,17 @@ class LineError extends Error {}
 
 const at = (line: number, message: string) => new LineError(`line ${line}: ${message}`);
 
-type Phase = 'header' | 'accounts' | 'keys' | 'webhooks' | 'silos' | 'end';
+type Phase = 'header' | 'accounts' | 'keys' | 'webhooks' | 'users' | 'silos' | 'end';
 const ORDER: Record<Exclude<TransferRecord['record'], typeof FORMAT_NAME>, Phase> = {
   account: 'accounts',
   key: 'keys',
   webhook: 'webhooks',
+  user: 'users',
   silo: 'silos',
   version: 'silos',
   counts: 'end',
 };
-const RANK: Record<Phase, number> = { header: 0, accounts: 1, keys: 2, webhooks: 3, silos: 4, end: 5 };
+const RANK: Record<Phase, number> = { header: 0, accounts: 1, keys: 2, webhooks: 3, users: 4, silos: 5, end: 6 };
 
 /** The silo whose version lines are being read. */
 interface OpenSilo {
@@ -70,8 +73,13 @@ class WriteWindow {
 
   /** Waits for every write; raises the first failure. */
   async settle(): Promise<void> {
-    while (this.#inFlight.size > 0) await Promise.race(this.#inFlight);
+    await this.idle();
     this.#raise();
+  }
+
+  /** Waits for every write, failed or not (before a rollback: none may land after it). */
+  async idle(): Promise<void> {
+    while (this.#inFlight.size > 0) await Promise.race(this.#inFlight);
   }
 
   #raise(): void {
@@ -91,12 +99,15 @@ export async function importLines(storage: SiloStorage, lines: AsyncIterable<str
     throw new ImportError('the target storage is not empty (it holds accounts, keys or silos): import into an empty store; nothing was written');
   }
   const created: string[] = [];
+  const writes = new WriteWindow(WRITE_AHEAD);
   try {
-    return await importInto(storage, lines, options, created);
+    return await importInto(storage, lines, options, created, writes);
   } catch (error) {
     options.progress.stop();
     const reason = error instanceof Error ? error.message : String(error);
     try {
+      // Silos still being written when a line failed: a rollback that ran beside them could miss one.
+      await writes.idle();
       await removeImported(storage, created);
     } catch (undo) {
       const why = undo instanceof Error ? undo.message : String(undo);
@@ -108,7 +119,7 @@ export async function importLines(storage: SiloStorage, lines: AsyncIterable<str
   }
 }
 
-async function importInto(storage: SiloStorage, lines: AsyncIterable<string>, options: ImportOptions, created: string[]): Promise<Counts> {
+async function importInto(storage: SiloStorage, lines: AsyncIterable<string>, options: ImportOptions, created: string[], writes: WriteWindow): Promise<Counts> {
   const { progress, signal } = options;
   const read = emptyCounts();
   const written = emptyCounts();
@@ -117,7 +128,9 @@ async function importInto(storage: SiloStorage, lines: AsyncIterable<string>, op
   /** Webhooks read, written once every line is read and checked. */
   const hooks: { line: number; hook: StoredWebhook }[] = [];
   const hookIds = new Set<string>();
-  const writes = new WriteWindow(WRITE_AHEAD);
+  /** Console users read, written after the webhooks. */
+  const users: { line: number; user: StoredUser }[] = [];
+  const userNames = new Set<string>();
   let phase: Phase = 'header';
   let open: OpenSilo | undefined;
   let lineNo = 0;
@@ -160,7 +173,7 @@ async function importInto(storage: SiloStorage, lines: AsyncIterable<string>, op
     }
     if (phase === 'header') throw at(lineNo, `not a silo export: the first line must be {"record":"${FORMAT_NAME}",...}`);
     const next = ORDER[record.record];
-    if (RANK[next] < RANK[phase]) throw at(lineNo, `a ${record.record} record after the ${phase} (an export lists accounts, then keys, then webhooks, then silos)`);
+    if (RANK[next] < RANK[phase]) throw at(lineNo, `a ${record.record} record after the ${phase} (an export lists accounts, then keys, then webhooks, then users, then silos)`);
     phase = next;
 
     switch (record.record) {
@@ -191,6 +204,16 @@ async function importInto(storage: SiloStorage, lines: AsyncIterable<string>, op
         if (hookIds.has(id)) throw at(lineNo, `webhook ${JSON.stringify(hook.id)} of account ${JSON.stringify(hook.account)} appears twice`);
         hookIds.add(id);
         hooks.push({ line: lineNo, hook });
+        break;
+      }
+      case 'user': {
+        read.users++;
+        const { record: _, ...user } = record;
+        if (!accounts.has(user.account)) throw at(lineNo, `console user ${JSON.stringify(user.name)} of account ${JSON.stringify(user.account)}, which no account line before it names`);
+        // User names are one space across accounts: a name signs in without its account.
+        if (userNames.has(user.name)) throw at(lineNo, `console user ${JSON.stringify(user.name)} appears twice`);
+        userNames.add(user.name);
+        users.push({ line: lineNo, user });
         break;
       }
       case 'silo': {
@@ -236,6 +259,10 @@ async function importInto(storage: SiloStorage, lines: AsyncIterable<string>, op
     if (!(await storage.insertWebhook(hook, Number.MAX_SAFE_INTEGER))) throw at(line, `webhook ${JSON.stringify(hook.id)} could not be written`);
     written.webhooks++;
   }
+  for (const { line, user } of users) {
+    if (!(await storage.insertUser(user))) throw at(line, `console user ${JSON.stringify(user.name)} could not be written (the target has a user of that name)`);
+    written.users++;
+  }
   const wrote = differences(expected, written);
   if (wrote) throw new Error(`the counts line says ${wrote} written`);
   const listed = differences(expected, await listedCounts(storage, written.versions));
@@ -263,5 +290,7 @@ async function listedCounts(storage: SiloStorage, versions: number): Promise<Cou
     silos += (await storage.index.page(name, 0, 0)).total;
     webhooks += (await storage.listWebhooks(name)).length;
   }
-  return { accounts: names.length, keys, silos, versions, webhooks };
+  // Every user the target has: it was empty, so any other than those imported is a mismatch too.
+  const users = (await storage.listUsers()).length;
+  return { accounts: names.length, keys, silos, versions, webhooks, users };
 }

@@ -1,7 +1,8 @@
 /**
  * Undoing a failed import. An import writes into empty storage only, so what it wrote is exactly
- * what the accounts it created hold: each of their silos (found through the listing index, page
- * by page, so memory stays flat), their webhooks, their keys, then the accounts themselves. Every step is one of
+ * what the accounts it created hold: their console users (first: nobody signs in to an account
+ * being removed), each of their silos (found through the listing index, page by page, so memory
+ * stays flat), their webhooks, their keys, then the accounts themselves. Every step is one of
  * storage's own atomic removals, so a rollback cut short leaves whole records, never parts of
  * one, and running it again finishes the job.
  *
@@ -13,8 +14,12 @@ import type { SiloStorage } from 'koa-silo';
 
 const PAGE = 100;
 
-/** Removes every silo, webhook and key of `accounts`, then the accounts. Throws when a step fails. */
+/** Removes every console user, silo, webhook and key of `accounts`, then the accounts. Throws when a step fails. */
 export async function removeImported(storage: SiloStorage, accounts: readonly string[]): Promise<void> {
+  const created = new Set(accounts);
+  for (const user of await storage.listUsers()) {
+    if (created.has(user.account)) await storage.removeUser(user.name);
+  }
   for (const account of [...accounts].reverse()) {
     for (;;) {
       const { uuids } = await storage.index.page(account, 0, PAGE);
