@@ -30,7 +30,7 @@ export type StoreRole = 'main' | Region;
 export type StoreLocation =
   | { kind: 'sqlite'; path: string; url: string }
   | { kind: 'redis'; url: string; db: number; display: string }
-  | { kind: 'postgres'; url: string; display: string };
+  | { kind: 'postgres'; url: string; display: string; poolSize: number; statementTimeoutMs: number };
 
 /** A problem with configuration or storage found at start: reported as one line, no stack. */
 export class StartupError extends Error {
@@ -47,6 +47,20 @@ function serverUrl(value: string, what: string): URL {
   }
   if (!url.hostname) throw new StartupError(`a ${what} URL needs a host: ${redact(value)}`);
   return url;
+}
+
+/** How long one PostgreSQL statement may run by default (koa-silo's storage time limit is 5 s too). */
+const POSTGRES_STATEMENT_TIMEOUT_MS = 5000;
+const POSTGRES_POOL_SIZE = 10;
+
+/** An integer query parameter of a store URL, taken out of it (the driver would not know it). */
+function urlInteger(url: URL, name: string, fallback: number, min: number, max: number, raw: string): number {
+  const text = url.searchParams.get(name);
+  url.searchParams.delete(name);
+  if (text === null) return fallback;
+  const value = /^\d{1,10}$/.test(text) ? Number(text) : NaN;
+  if (!(value >= min && value <= max)) throw new StartupError(`${name} in ${redact(raw)} must be a whole number from ${min} to ${max}, got ${JSON.stringify(text)}`);
+  return value;
 }
 
 /** Parses and validates a store URL. Relative SQLite paths resolve against `cwd`. */
@@ -75,7 +89,10 @@ export function parseStoreUrl(raw: string, cwd = process.cwd()): StoreLocation {
   if (value.startsWith('postgres://') || value.startsWith('postgresql://')) {
     const url = serverUrl(value, 'PostgreSQL');
     if (url.pathname.replace(/^\//, '') === '') throw new StartupError(`a PostgreSQL URL needs a database: ${redact(value)} (postgres://host:port/db)`);
-    return { kind: 'postgres', url: value, display: redact(value) };
+    // Silo's own settings ride in the URL (one pool per URL); the rest (sslmode, options) is the driver's.
+    const poolSize = urlInteger(url, 'pool_size', POSTGRES_POOL_SIZE, 1, 1000, value);
+    const statementTimeoutMs = urlInteger(url, 'statement_timeout_ms', POSTGRES_STATEMENT_TIMEOUT_MS, 100, 3_600_000, value);
+    return { kind: 'postgres', url: url.toString(), display: redact(url.toString()), poolSize, statementTimeoutMs };
   }
   throw new StartupError(
     `unsupported store URL ${JSON.stringify(redact(value))}: use sqlite://<path>, redis://host:port[/db] or postgres://host:port/db`,
@@ -286,10 +303,6 @@ function openSqlite(role: StoreRole, location: Extract<StoreLocation, { kind: 's
   return { role, location, keyv };
 }
 
-/** How long one PostgreSQL statement may run (the storage time limit of koa-silo is 5 s too). */
-const POSTGRES_STATEMENT_TIMEOUT_MS = 5000;
-const POSTGRES_POOL_SIZE = 10;
-
 /** A pool on `location`, answering within `timeoutMs` at start (else one StartupError line). */
 async function connectPostgres(
   location: Extract<StoreLocation, { kind: 'postgres' }>,
@@ -298,9 +311,9 @@ async function connectPostgres(
 ): Promise<pg.Pool> {
   const pool = new pg.Pool({
     connectionString: location.url,
-    max: POSTGRES_POOL_SIZE,
+    max: location.poolSize,
     connectionTimeoutMillis: timeoutMs,
-    statement_timeout: POSTGRES_STATEMENT_TIMEOUT_MS,
+    statement_timeout: location.statementTimeoutMs,
   });
   // An idle connection the server dropped: the pool replaces it; a request meanwhile gets a 503.
   pool.on('error', (error: Error) => log('warn', 'storage connection lost', { store: location.display, error: error.message }));

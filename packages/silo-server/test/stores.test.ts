@@ -123,3 +123,21 @@ describe.skipIf(!clusterAvailable())('openStores with a Redis Cluster', () => {
     }
   });
 });
+
+describe('PostgreSQL store URLs', () => {
+  it('takes the pool size and statement limit from the URL, and leaves the rest to the driver', () => {
+    const loc = parseStoreUrl('postgres://silo:secret@db.example:5432/silo?sslmode=require&pool_size=25&statement_timeout_ms=8000');
+    expect(loc).toEqual({
+      kind: 'postgres',
+      url: 'postgres://silo:secret@db.example:5432/silo?sslmode=require',
+      display: 'postgres://silo:***@db.example:5432/silo?sslmode=require',
+      poolSize: 25,
+      statementTimeoutMs: 8000,
+    });
+    expect(parseStoreUrl('postgres://db.example/silo')).toMatchObject({ poolSize: 10, statementTimeoutMs: 5000 });
+    expect(() => parseStoreUrl('postgres://u:pw@db.example/silo?pool_size=0')).toThrow(
+      new StartupError('pool_size in postgres://u:***@db.example/silo?pool_size=0 must be a whole number from 1 to 1000, got "0"'),
+    );
+    expect(() => parseStoreUrl('postgres://db.example/silo?statement_timeout_ms=soon')).toThrow(/statement_timeout_ms .* must be a whole number from 100 to 3600000/);
+  });
+});
