@@ -6,4 +6,4 @@
  *   app.use(consoleMiddleware());            // beside silo.middleware() and the console API
  */
 export { consoleMiddleware, type ConsoleOptions } from './middleware.js';
-export { CONTENT_SECURITY_POLICY, SECURITY_HEADERS } from './headers.js';
+export { CONTENT_SECURITY_POLICY, contentSecurityPolicy, SECURITY_HEADERS } from './headers.js';

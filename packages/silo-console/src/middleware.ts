@@ -1,7 +1,8 @@
+import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import type { Context, Middleware, Next } from 'koa';
 import { loadApp, type AppFile } from './files.js';
-import { CACHE_ASSET, CACHE_INDEX, SECURITY_HEADERS } from './headers.js';
+import { CACHE_ASSET, CACHE_INDEX, contentSecurityPolicy, NONCE_PLACEHOLDER, SECURITY_HEADERS } from './headers.js';
 
 export interface ConsoleOptions {
   /** Where the console is served; default "/console". Its API stays the embedder's: "<basePath>/api/*" is never answered here. */
@@ -32,6 +33,20 @@ function send(ctx: Context, f: AppFile, cache: string): void {
   }
   ctx.status = 200;
   ctx.body = f.body;
+}
+
+/**
+ * index.html with a fresh style nonce in its meta tag and in the CSP header. Never a 304: a
+ * revalidated page would keep an old nonce that the new header no longer allows.
+ */
+function sendIndex(ctx: Context, index: AppFile): void {
+  const nonce = randomBytes(18).toString('base64');
+  ctx.set(SECURITY_HEADERS);
+  ctx.set('Content-Security-Policy', contentSecurityPolicy(nonce));
+  ctx.set('Cache-Control', CACHE_INDEX);
+  ctx.type = index.type;
+  ctx.status = 200;
+  ctx.body = Buffer.from(index.body.toString('utf8').replaceAll(NONCE_PLACEHOLDER, nonce), 'utf8');
 }
 
 function sendError(ctx: Context, status: number, detail: string): void {
@@ -71,11 +86,11 @@ export function consoleMiddleware(options: ConsoleOptions = {}): Middleware {
     }
     const rest = path === base ? '' : path.slice(base.length + 1);
     const asset = rest === '' || rest === 'index.html' ? undefined : app.get(rest);
-    if (asset) return send(ctx, asset, rest.startsWith('assets/') ? CACHE_ASSET : CACHE_INDEX);
+    if (asset) return send(ctx, asset, rest.startsWith('assets/') ? CACHE_ASSET : 'no-cache');
     // A missing hashed asset is a stale page asking for an old build: a 404, not HTML posing as script.
     if (rest.startsWith('assets/')) return sendError(ctx, 404, 'Not Found');
     const index = app.get('index.html');
     if (!index) return sendError(ctx, 503, 'The console build has no index.html');
-    send(ctx, index, CACHE_INDEX);
+    sendIndex(ctx, index);
   };
 }

@@ -12,7 +12,6 @@ export function DiffView({ lines, caption }: { lines: DiffLine[]; caption: strin
         {lines.map((l, i) => (
           <span key={i} class={l.op === '+' ? 'add' : l.op === '-' ? 'del' : 'same'}>
             {l.op} {l.text}
-            {'\n'}
           </span>
         ))}
       </pre>

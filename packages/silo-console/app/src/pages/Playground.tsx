@@ -143,7 +143,7 @@ export function Playground({ uuid }: { uuid: string | undefined }) {
         <section aria-labelledby="pg-result-heading">
           <h2 id="pg-result-heading">Result</h2>
           {outcome.ok ? (
-            <pre class="result" tabIndex={0} aria-label="Result">
+            <pre class="result" tabIndex={0} aria-label="Query result">
               {outcome.text}
             </pre>
           ) : (

@@ -21,11 +21,14 @@ export function SiloPage({ uuid }: { uuid: string }) {
   const [meta, setMeta] = useState<SiloMeta>();
   const [text, setText] = useState('');
   const [saved, setSaved] = useState('');
+  // Bumped whenever the editor must show text it did not type itself (a load, a discard).
+  const [editorKey, setEditorKey] = useState(0);
   useEffect(() => {
     if (loaded.value) {
       setMeta(loaded.value.meta);
       setText(loaded.value.text);
       setSaved(loaded.value.text);
+      setEditorKey((k) => k + 1);
     }
   }, [loaded.value]);
 
@@ -65,7 +68,15 @@ export function SiloPage({ uuid }: { uuid: string }) {
         <a href={href({ page: 'playground', uuid })}>Query in the playground</a>
         <a href="#/silos">All silos</a>
       </p>
-      <DataSection uuid={uuid} text={text} saved={saved} setText={setText} onSaved={(m, t) => (setMeta(m), setSaved(t))} />
+      <DataSection
+        uuid={uuid}
+        text={text}
+        saved={saved}
+        editorKey={editorKey}
+        setText={setText}
+        onDiscard={() => (setText(saved), setEditorKey((k) => k + 1))}
+        onSaved={(m, t) => (setMeta(m), setSaved(t))}
+      />
       <SettingsSection meta={meta} onChanged={setMeta} />
       <section aria-labelledby="delete-heading">
         <h2 id="delete-heading">Delete</h2>
@@ -88,7 +99,9 @@ function DataSection(props: {
   uuid: string;
   text: string;
   saved: string;
+  editorKey: number;
   setText: (t: string) => void;
+  onDiscard: () => void;
   onSaved: (meta: SiloMeta, text: string) => void;
 }) {
   const [dataError, setDataError] = useState<string>();
@@ -118,6 +131,7 @@ function DataSection(props: {
         }}
       >
         <JsonEditor
+          key={props.editorKey}
           value={props.text}
           onChange={(t) => {
             props.setText(t);
@@ -133,7 +147,7 @@ function DataSection(props: {
           <button type="submit" class="primary" disabled={action.busy}>
             Save data
           </button>
-          <button type="button" disabled={!dirty || action.busy} onClick={() => (props.setText(props.saved), setDataError(undefined))}>
+          <button type="button" disabled={!dirty || action.busy} onClick={() => (props.onDiscard(), setDataError(undefined))}>
             Discard changes
           </button>
           <StatusText message={status ?? (dirty ? 'Unsaved changes.' : undefined)} />
