@@ -6,7 +6,7 @@ import { formatBytes, formatTime } from '../lib/format.js';
 import { dataFromGetSilo } from '../lib/json.js';
 import { href } from '../lib/routes.js';
 import { DiffView } from '../components/DiffView.js';
-import { JsonEditor } from '../components/JsonEditor.js';
+import { LazyJsonEditor as JsonEditor } from '../components/LazyJsonEditor.js';
 import { ErrorText, StatusText } from '../components/ui.js';
 
 /** The kept versions of a silo, newest first (the server keeps the last 20 by default). */

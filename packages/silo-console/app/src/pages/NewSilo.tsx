@@ -4,7 +4,7 @@ import { go, useAction } from '../hooks.js';
 import { checkSiloData } from '../lib/json.js';
 import { href } from '../lib/routes.js';
 import { REGIONS, type Region } from '../lib/types.js';
-import { JsonEditor } from '../components/JsonEditor.js';
+import { LazyJsonEditor as JsonEditor } from '../components/LazyJsonEditor.js';
 import { describedBy, ErrorText, Field } from '../components/ui.js';
 
 const EXAMPLE = '[\n  {\n    "name": "Ada",\n    "age": 36\n  }\n]\n';

@@ -7,7 +7,7 @@ import { href } from '../lib/routes.js';
 import { REGIONS, type Region, type SiloMeta } from '../lib/types.js';
 import { useSession } from '../session.js';
 import { ConfirmByName } from '../components/ConfirmByName.js';
-import { JsonEditor } from '../components/JsonEditor.js';
+import { LazyJsonEditor as JsonEditor } from '../components/LazyJsonEditor.js';
 import { describedBy, ErrorText, Field, StatusText } from '../components/ui.js';
 
 async function loadSilo(uuid: string): Promise<{ meta: SiloMeta; text: string }> {
