@@ -8,6 +8,7 @@ const alias = {
   'silo-query': src('silo-query'),
   'koa-silo': src('koa-silo'),
   'silo-server': src('silo-server'),
+  'silo-console': src('silo-console'),
 };
 
 export default defineConfig({
@@ -16,7 +17,7 @@ export default defineConfig({
     // CI also writes a JSON report, from which .ci/run prints one plain closing line.
     reporters: process.env.CI === 'true' ? ['default', ['json', { outputFile: '.ci/vitest-report.json' }]] : ['default'],
     projects: [
-      ...['silo-query', 'koa-silo', 'silo-server'].map((name) => ({
+      ...['silo-query', 'koa-silo', 'silo-server', 'silo-console'].map((name) => ({
         extends: true as const,
         test: { name, root: `packages/${name}`, include: ['test/**/*.test.ts'] },
       })),

@@ -1,0 +1,207 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { api } from './api/endpoints.js';
+import { ApiError, setSessionEndedHandler } from './api/client.js';
+import { go, useRoute } from './hooks.js';
+import { hostsFromOpenApi, regionHosts } from './lib/hosts.js';
+import { SESSION_ENDED } from './lib/errors.js';
+import type { Route } from './lib/routes.js';
+import type { Me } from './lib/types.js';
+import { SessionContext, type Session } from './session.js';
+import { SignIn } from './pages/SignIn.js';
+import { Silos } from './pages/Silos.js';
+import { NewSilo } from './pages/NewSilo.js';
+import { SiloPage } from './pages/Silo.js';
+import { History } from './pages/History.js';
+import { Keys } from './pages/Keys.js';
+import { Playground } from './pages/Playground.js';
+import { Feed } from './pages/Feed.js';
+
+const NAV: { page: Route['page']; hash: string; label: string }[] = [
+  { page: 'silos', hash: '#/silos', label: 'Silos' },
+  { page: 'keys', hash: '#/keys', label: 'Keys' },
+  { page: 'playground', hash: '#/playground', label: 'Playground' },
+  { page: 'feed', hash: '#/feed', label: 'Live feed' },
+];
+
+function title(route: Route): string {
+  switch (route.page) {
+    case 'silos':
+    case 'silo':
+      return 'Silos';
+    case 'new-silo':
+      return 'New silo';
+    case 'history':
+      return 'History';
+    case 'keys':
+      return 'Keys';
+    case 'playground':
+      return 'Query playground';
+    case 'feed':
+      return 'Live feed';
+    case 'sign-in':
+      return 'Sign in';
+    case 'not-found':
+      return 'Not found';
+  }
+}
+
+/** The region hosts: as the server reports them (the sign-in answer, else its OpenAPI document), else the defaults. */
+async function loadHosts(me: Me) {
+  let reported = me.hosts ?? {};
+  if (Object.keys(reported).length === 0) reported = await api.openapi().then(hostsFromOpenApi, () => ({}));
+  return regionHosts(location.host, reported);
+}
+
+function Page({ route }: { route: Route }) {
+  switch (route.page) {
+    case 'silos':
+      return <Silos pageNo={route.pageNo} />;
+    case 'new-silo':
+      return <NewSilo />;
+    case 'silo':
+      return <SiloPage uuid={route.uuid} />;
+    case 'history':
+      return <History uuid={route.uuid} version={route.version} />;
+    case 'keys':
+      return <Keys />;
+    case 'playground':
+      return <Playground uuid={route.uuid} />;
+    case 'feed':
+      return <Feed />;
+    case 'sign-in':
+      go('#/silos');
+      return null;
+    case 'not-found':
+      return (
+        <>
+          <h1>Not found</h1>
+          <p>
+            There is no page at this address. <a href="#/silos">Go to your silos</a>.
+          </p>
+        </>
+      );
+  }
+}
+
+export function App() {
+  const route = useRoute();
+  const [session, setSession] = useState<Session | null | undefined>(undefined);
+  const [notice, setNotice] = useState<string>();
+  const [startError, setStartError] = useState<string>();
+  const [signingOut, setSigningOut] = useState(false);
+  const [signOutError, setSignOutError] = useState<string>();
+  const main = useRef<HTMLElement>(null);
+  // Where to go back to after signing in again.
+  const wanted = useRef(location.hash && location.hash !== '#/sign-in' ? location.hash : '#/silos');
+
+  const signedIn = async (me: Me) => {
+    setSession({ me, hosts: await loadHosts(me) });
+    setNotice(undefined);
+    go(wanted.current);
+  };
+
+  useEffect(() => {
+    setSessionEndedHandler(() => {
+      if (location.hash !== '#/sign-in') wanted.current = location.hash || '#/silos';
+      setSession(null);
+      setNotice(SESSION_ENDED);
+      go('#/sign-in');
+    });
+    api.me().then(signedIn, (e: unknown) => {
+      if (e instanceof ApiError && e.status === 401) {
+        setSession(null);
+        go('#/sign-in');
+      } else setStartError(e instanceof Error ? e.message : String(e));
+    });
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, []);
+
+  // A new page: its title, and focus on its main region so keyboard and screen reader users start there.
+  useEffect(() => {
+    document.title = `${title(route)} · Silo console`;
+    main.current?.focus({ preventScroll: true });
+    scrollTo(0, 0);
+  }, [route.page, session === null]);
+
+  if (startError) {
+    return (
+      <main id="content" class="narrow" ref={main} tabIndex={-1}>
+        <h1>Silo console</h1>
+        <p class="error" role="alert">
+          The console could not start: {startError}
+        </p>
+        <button type="button" onClick={() => location.reload()}>
+          Try again
+        </button>
+      </main>
+    );
+  }
+  if (session === undefined) {
+    return (
+      <main id="content" class="narrow" ref={main} tabIndex={-1}>
+        <p role="status">Loading…</p>
+      </main>
+    );
+  }
+  if (session === null) {
+    return (
+      <main id="content" class="narrow" ref={main} tabIndex={-1}>
+        <SignIn notice={notice} onSignedIn={signedIn} />
+      </main>
+    );
+  }
+
+  const signOut = async () => {
+    setSigningOut(true);
+    setSignOutError(undefined);
+    try {
+      await api.signOut();
+      wanted.current = '#/silos';
+      setSession(null);
+      setNotice('You are signed out.');
+      go('#/sign-in');
+    } catch (e) {
+      // A 401 here means the session was already gone: the handler has taken the person to sign-in.
+      if (!(e instanceof ApiError && e.status === 401)) setSignOutError(e instanceof Error ? e.message : String(e));
+    } finally {
+      setSigningOut(false);
+    }
+  };
+
+  const current = route.page === 'silo' || route.page === 'new-silo' || route.page === 'history' ? 'silos' : route.page;
+  return (
+    <SessionContext.Provider value={session}>
+      <a class="skip" href="#content" onClick={(e) => (e.preventDefault(), main.current?.focus())}>
+        Skip to content
+      </a>
+      <header class="top">
+        <span class="brand">Silo console</span>
+        <nav aria-label="Main">
+          <ul>
+            {NAV.map((n) => (
+              <li key={n.page}>
+                <a href={n.hash} aria-current={current === n.page ? 'page' : undefined}>
+                  {n.label}
+                </a>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <span class="who">
+          {session.me.user} · account {session.me.account}
+        </span>
+        <button type="button" onClick={signOut} disabled={signingOut}>
+          Sign out
+        </button>
+        {signOutError ? (
+          <span class="error" role="alert">
+            Sign-out failed: {signOutError}
+          </span>
+        ) : null}
+      </header>
+      <main id="content" ref={main} tabIndex={-1}>
+        <Page route={route} />
+      </main>
+    </SessionContext.Provider>
+  );
+}

@@ -1,0 +1,41 @@
+import type { CreatedKey, Duration, KeyInfo, KeyType, Me, Region, SiloList, SiloMeta, VersionList } from '../lib/types.js';
+import { call, callText, CONSOLE_BASE } from './client.js';
+
+/** Every endpoint the console calls, in one place: the console API, then the management API. */
+const CONSOLE_API = `${CONSOLE_BASE}/api`;
+const MANAGE = '/api/v1/manage';
+const silo = (uuid: string) => `${MANAGE}/${encodeURIComponent(uuid)}`;
+
+export const api = {
+  signIn: (user: string, password: string) => call<Me>('POST', `${CONSOLE_API}/sign-in`, { json: { user, password }, expect401: true }),
+  signOut: () => call<void>('POST', `${CONSOLE_API}/sign-out`),
+  me: () => call<Me>('GET', `${CONSOLE_API}/me`, { expect401: true }),
+
+  keys: () => call<{ keys: KeyInfo[] }>('GET', `${CONSOLE_API}/keys`),
+  createKey: (body: { type: KeyType; name: string; duration?: Duration; silos?: string[] }) =>
+    call<CreatedKey>('POST', `${CONSOLE_API}/keys`, { json: body }),
+  revokeKey: (type: KeyType, name: string) =>
+    call<void>('DELETE', `${CONSOLE_API}/keys/${encodeURIComponent(type)}/${encodeURIComponent(name)}`),
+
+  silos: (page: number, perPage = 25) => call<SiloList>('GET', `${MANAGE}/silos?page=${page}&per_page=${perPage}`),
+  meta: (uuid: string) => call<SiloMeta>('GET', `${MANAGE}/meta/${encodeURIComponent(uuid)}`),
+  /** The raw `{"data": ...}` text: parsed with silo-query's parseJson, numbers stay exact. */
+  dataText: (uuid: string) => callText('GET', silo(uuid)),
+  /** `dataText` is the editor's checked JSON text, spliced in unparsed so its numbers are sent as typed. */
+  create: (name: string, dataText: string, region: Region, isPublic: boolean) =>
+    call<SiloMeta>('POST', `${MANAGE}/`, {
+      text: `{"file_name":${JSON.stringify(name)},"region_name":${JSON.stringify(region)},"is_public":${isPublic},"file_data":${dataText}}`,
+    }),
+  updateData: (uuid: string, dataText: string) => call<SiloMeta>('PATCH', silo(uuid), { text: `{"file_data":${dataText}}` }),
+  update: (uuid: string, fields: { file_name?: string; is_public?: boolean; region_name?: Region }) =>
+    call<SiloMeta>('PATCH', silo(uuid), { json: fields }),
+  remove: (uuid: string) => call<{ deleted: boolean }>('DELETE', silo(uuid)),
+
+  versions: (uuid: string, page = 1, perPage = 100) => call<VersionList>('GET', `${silo(uuid)}/versions?page=${page}&per_page=${perPage}`),
+  versionText: (uuid: string, version: number) => callText('GET', `${silo(uuid)}/versions/${version}`),
+  restore: (uuid: string, version: number) => call<SiloMeta>('POST', `${silo(uuid)}/versions/${version}/restore`),
+
+  openapi: () => call<unknown>('GET', '/api/v1/openapi.json'),
+};
+
+export const EVENTS_URL = `${MANAGE}/events`;

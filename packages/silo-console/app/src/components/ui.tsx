@@ -1,0 +1,54 @@
+import type { ComponentChildren } from 'preact';
+
+/** An error in words, beside what caused it; role=alert so it is read out when it appears. */
+export function ErrorText({ id, message }: { id?: string; message: string | undefined | null }) {
+  if (!message) return null;
+  return (
+    <p class="error" id={id} role="alert">
+      {message}
+    </p>
+  );
+}
+
+/** A success or progress message, announced politely. */
+export function StatusText({ message }: { message: string | undefined | null }) {
+  return (
+    <p class="status" role="status">
+      {message ?? ''}
+    </p>
+  );
+}
+
+/** A labelled form control with its error right below it. */
+export function Field({
+  id,
+  label,
+  error,
+  hint,
+  children,
+}: {
+  id: string;
+  label: string;
+  error?: string | undefined;
+  hint?: string;
+  children: ComponentChildren;
+}) {
+  return (
+    <div class="field">
+      <label for={id}>{label}</label>
+      {hint ? (
+        <span class="hint" id={`${id}-hint`}>
+          {hint}
+        </span>
+      ) : null}
+      {children}
+      <ErrorText id={`${id}-error`} message={error} />
+    </div>
+  );
+}
+
+/** aria-describedby for a control inside Field: its hint and its error, when shown. */
+export function describedBy(id: string, opts: { hint?: boolean; error?: string | undefined }): string | undefined {
+  const ids = [opts.hint ? `${id}-hint` : '', opts.error ? `${id}-error` : ''].filter((s) => s !== '');
+  return ids.length > 0 ? ids.join(' ') : undefined;
+}

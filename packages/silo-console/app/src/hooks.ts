@@ -1,0 +1,77 @@
+import { useCallback, useEffect, useState } from 'preact/hooks';
+import { parseRoute, type Route } from './lib/routes.js';
+
+/** The current route, following the URL hash (back and forward buttons included). */
+export function useRoute(): Route {
+  const [route, setRoute] = useState(() => parseRoute(location.hash));
+  useEffect(() => {
+    const update = () => setRoute(parseRoute(location.hash));
+    addEventListener('hashchange', update);
+    return () => removeEventListener('hashchange', update);
+  }, []);
+  return route;
+}
+
+export function go(hash: string): void {
+  if (location.hash !== hash) location.hash = hash;
+}
+
+/** What an async load gives a page: the value, its error in words, and a way to load again. */
+export interface Loaded<T> {
+  value: T | undefined;
+  error: string | undefined;
+  loading: boolean;
+  reload: () => void;
+}
+
+/** Runs `load` when `deps` change (and on reload); a stale answer never overwrites a newer one. */
+export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): Loaded<T> {
+  const [state, setState] = useState<{ value?: T; error?: string; loading: boolean }>({ loading: true });
+  const [tick, setTick] = useState(0);
+  useEffect(() => {
+    let live = true;
+    setState((s) => ({ ...s, loading: true, error: undefined }));
+    load().then(
+      (value) => live && setState({ value, loading: false }),
+      (e: unknown) => live && setState({ error: e instanceof Error ? e.message : String(e), loading: false }),
+    );
+    return () => {
+      live = false;
+    };
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [...deps, tick]);
+  const reload = useCallback(() => setTick((t) => t + 1), []);
+  return { value: state.value, error: state.error, loading: state.loading, reload };
+}
+
+/** Wraps an action for a button: busy while it runs, its error in words after. */
+export function useAction(): {
+  busy: boolean;
+  error: string | undefined;
+  fields: Record<string, string>;
+  run: (fn: () => Promise<void>) => Promise<void>;
+  clear: () => void;
+} {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string>();
+  const [fields, setFields] = useState<Record<string, string>>({});
+  const run = useCallback(async (fn: () => Promise<void>) => {
+    setBusy(true);
+    setError(undefined);
+    setFields({});
+    try {
+      await fn();
+    } catch (e) {
+      setError(e instanceof Error ? e.message : String(e));
+      const f = (e as { fields?: unknown }).fields;
+      if (f && typeof f === 'object') setFields(f as Record<string, string>);
+    } finally {
+      setBusy(false);
+    }
+  }, []);
+  const clear = useCallback(() => {
+    setError(undefined);
+    setFields({});
+  }, []);
+  return { busy, error, fields, run, clear };
+}

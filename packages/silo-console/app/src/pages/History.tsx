@@ -1,0 +1,129 @@
+import { useMemo, useState } from 'preact/hooks';
+import { api } from '../api/endpoints.js';
+import { useAction, useLoad } from '../hooks.js';
+import { lineDiff } from '../lib/diff.js';
+import { formatBytes, formatTime } from '../lib/format.js';
+import { dataFromGetSilo } from '../lib/json.js';
+import { href } from '../lib/routes.js';
+import { DiffView } from '../components/DiffView.js';
+import { LazyJsonEditor as JsonEditor } from '../components/LazyJsonEditor.js';
+import { ErrorText, StatusText } from '../components/ui.js';
+
+/** The kept versions of a silo, newest first (the server keeps the last 20 by default). */
+export function History({ uuid, version }: { uuid: string; version: number | undefined }) {
+  const list = useLoad(() => Promise.all([api.meta(uuid), api.versions(uuid)]), [uuid]);
+  const [status, setStatus] = useState<string>();
+  const [meta, versions] = list.value ?? [];
+  return (
+    <>
+      <h1>History{meta ? <span class="name"> of {meta.file_name}</span> : null}</h1>
+      <p class="row">
+        <a href={href({ page: 'silo', uuid })}>Back to the silo</a>
+      </p>
+      <StatusText message={status} />
+      <ErrorText message={list.error} />
+      {versions ? (
+        <table>
+          <caption>
+            {versions.metadata.total_items} kept version{versions.metadata.total_items === 1 ? '' : 's'}, newest first
+          </caption>
+          <thead>
+            <tr>
+              <th scope="col">Version</th>
+              <th scope="col">Saved</th>
+              <th scope="col">Name</th>
+              <th scope="col">Visibility</th>
+              <th scope="col">Region</th>
+              <th scope="col">Size</th>
+            </tr>
+          </thead>
+          <tbody>
+            {versions.versions.map((v) => (
+              <tr key={v.version} class={v.version === version ? 'selected' : undefined}>
+                <th scope="row">
+                  <a
+                    href={href({ page: 'history', uuid, version: v.version })}
+                    aria-current={v.version === version ? 'true' : undefined}
+                    aria-label={`View version ${v.version}`}
+                  >
+                    {v.version}
+                    {meta && v.version === meta.version ? ' (current)' : ''}
+                  </a>
+                </th>
+                <td>{formatTime(v.updated_at)}</td>
+                <td>{v.file_name}</td>
+                <td>{v.is_public ? 'public' : 'private'}</td>
+                <td>{v.region_name}</td>
+                <td>{formatBytes(v.size)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : list.loading ? (
+        <p role="status">Loading versions…</p>
+      ) : null}
+      {version !== undefined && meta ? (
+        <VersionView
+          key={`${uuid}:${version}:${meta.version}`}
+          uuid={uuid}
+          version={version}
+          current={meta.version}
+          onRestored={(v) => {
+            setStatus(`Restored: version ${v} now holds the data of version ${version}.`);
+            list.reload();
+          }}
+        />
+      ) : null}
+    </>
+  );
+}
+
+function VersionView(props: { uuid: string; version: number; current: number; onRestored: (newVersion: number) => void }) {
+  const { uuid, version } = props;
+  const texts = useLoad(
+    async () => {
+      const [old, now] = await Promise.all([api.versionText(uuid, version), api.dataText(uuid)]);
+      return { old: dataFromGetSilo(old), now: dataFromGetSilo(now) };
+    },
+    [uuid, version],
+  );
+  const diff = useMemo(() => (texts.value ? lineDiff(texts.value.now, texts.value.old) : undefined), [texts.value]);
+  const restore = useAction();
+  return (
+    <section aria-labelledby="version-heading">
+      <h2 id="version-heading">Version {version}</h2>
+      <ErrorText message={texts.error} />
+      {texts.value && diff ? (
+        <>
+          <JsonEditor value={texts.value.old} readOnly label={`Data of version ${version} (read only)`} />
+          {version === props.current ? (
+            <p>This is the current version.</p>
+          ) : (
+            <>
+              <DiffView lines={diff} caption={`From the current version (${props.current}) to version ${version}`} />
+              <div class="row">
+                <button
+                  type="button"
+                  class="primary"
+                  disabled={restore.busy}
+                  onClick={() =>
+                    void restore.run(async () => {
+                      const m = await api.restore(uuid, version);
+                      props.onRestored(m.version);
+                    })
+                  }
+                >
+                  Restore version {version}
+                </button>
+                <span class="hint">Restoring writes a new version with this data; nothing is lost.</span>
+              </div>
+              <ErrorText message={restore.error} />
+            </>
+          )}
+        </>
+      ) : texts.loading ? (
+        <p role="status">Loading version {version}…</p>
+      ) : null}
+    </section>
+  );
+}

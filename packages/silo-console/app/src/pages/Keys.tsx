@@ -1,0 +1,273 @@
+import { useState } from 'preact/hooks';
+import { api } from '../api/endpoints.js';
+import { useAction, useLoad } from '../hooks.js';
+import { formatTime } from '../lib/format.js';
+import { DURATIONS, type CreatedKey, type Duration, type KeyInfo } from '../lib/types.js';
+import { ConfirmByName } from '../components/ConfirmByName.js';
+import { CopyButton } from '../components/CopyButton.js';
+import { describedBy, ErrorText, Field, StatusText } from '../components/ui.js';
+
+/**
+ * Keys: list, create (the value is shown once, held only in this page's memory, gone on reload
+ * or when dismissed), revoke by typing the name.
+ */
+export function Keys() {
+  const list = useLoad(() => api.keys(), []);
+  const [created, setCreated] = useState<CreatedKey>();
+  const [status, setStatus] = useState<string>();
+  const onCreated = (k: CreatedKey) => {
+    setCreated(k);
+    setStatus(undefined);
+    list.reload();
+  };
+  return (
+    <>
+      <h1>Keys</h1>
+      <p>
+        Manage keys (<code>X-MAN-API</code>) create and change silos; access keys (<code>X-SILO-KEY</code>) read private silos, all of
+        them or only chosen ones.
+      </p>
+      {created ? <NewKeyValue created={created} onDone={() => setCreated(undefined)} /> : null}
+      <StatusText message={status} />
+      <ErrorText message={list.error} />
+      {list.value ? (
+        <KeyTable
+          keys={list.value.keys}
+          onRevoked={(k) => {
+            setStatus(`The ${k.type} key “${k.name}” is revoked: it stops working within a second.`);
+            list.reload();
+          }}
+        />
+      ) : list.loading ? (
+        <p role="status">Loading keys…</p>
+      ) : null}
+      <div class="columns">
+        <CreateManageKey onCreated={onCreated} />
+        <CreateAccessKey onCreated={onCreated} />
+      </div>
+    </>
+  );
+}
+
+function NewKeyValue({ created, onDone }: { created: CreatedKey; onDone: () => void }) {
+  return (
+    <section class="once" aria-labelledby="new-key-heading">
+      <h2 id="new-key-heading">
+        New {created.type} key “{created.name}”
+      </h2>
+      <p>
+        <strong>Copy it now: it is shown this once and never again.</strong> Only a hash is stored.
+      </p>
+      <p class="row">
+        <code class="key-value" aria-label="Key value">
+          {created.key}
+        </code>
+        <CopyButton text={created.key} label="Copy key value" />
+      </p>
+      <button type="button" onClick={onDone}>
+        I have stored it: hide the value
+      </button>
+    </section>
+  );
+}
+
+function scope(k: KeyInfo): string {
+  if (k.type === 'manage') return 'all silos (manage)';
+  if (k.silos === null) return 'all silos';
+  return `${k.silos.length} silo${k.silos.length === 1 ? '' : 's'}: ${k.silos.join(', ')}`;
+}
+
+function KeyTable({ keys, onRevoked }: { keys: KeyInfo[]; onRevoked: (k: KeyInfo) => void }) {
+  const [revoking, setRevoking] = useState<string>();
+  return (
+    <table>
+      <caption>
+        {keys.length} key{keys.length === 1 ? '' : 's'}
+      </caption>
+      <thead>
+        <tr>
+          <th scope="col">Type</th>
+          <th scope="col">Name</th>
+          <th scope="col">Created</th>
+          <th scope="col">Expires</th>
+          <th scope="col">Reads</th>
+          <th scope="col">
+            <span class="offscreen">Actions</span>
+          </th>
+        </tr>
+      </thead>
+      <tbody>
+        {keys.map((k) => {
+          const id = `${k.type}/${k.name}`;
+          const expired = k.expires_at !== null && new Date(k.expires_at).getTime() < Date.now();
+          return (
+            <tr key={id}>
+              <td>{k.type}</td>
+              <th scope="row">{k.name}</th>
+              <td>{formatTime(k.created_at)}</td>
+              <td>
+                {formatTime(k.expires_at)}
+                {expired ? ' (expired)' : ''}
+              </td>
+              <td class="scope">{scope(k)}</td>
+              <td class="actions">
+                {revoking === id ? (
+                  <>
+                    <ConfirmByName
+                      name={k.name}
+                      what={`${k.type} key`}
+                      action="Revoke key"
+                      onConfirm={async () => {
+                        await api.revokeKey(k.type, k.name);
+                        setRevoking(undefined);
+                        onRevoked(k);
+                      }}
+                    />
+                    <button type="button" onClick={() => setRevoking(undefined)}>
+                      Cancel
+                    </button>
+                  </>
+                ) : (
+                  <button type="button" class="danger" aria-label={`Revoke ${k.type} key ${k.name}`} onClick={() => setRevoking(id)}>
+                    Revoke…
+                  </button>
+                )}
+              </td>
+            </tr>
+          );
+        })}
+      </tbody>
+    </table>
+  );
+}
+
+function CreateManageKey({ onCreated }: { onCreated: (k: CreatedKey) => void }) {
+  const [name, setName] = useState('');
+  const [duration, setDuration] = useState<Duration>('30d');
+  const action = useAction();
+  const nameError = action.fields['name'];
+  return (
+    <form
+      class="stack card"
+      aria-labelledby="create-manage-heading"
+      onSubmit={(e) => {
+        e.preventDefault();
+        void action.run(async () => {
+          onCreated(await api.createKey({ type: 'manage', name, duration }));
+          setName('');
+        });
+      }}
+    >
+      <h2 id="create-manage-heading">Create a manage key</h2>
+      <Field id="manage-name" label="Manage key name" error={nameError}>
+        <input
+          id="manage-name"
+          value={name}
+          required
+          autocomplete="off"
+          onInput={(e) => setName(e.currentTarget.value)}
+          aria-invalid={nameError ? 'true' : undefined}
+          aria-describedby={describedBy('manage-name', { error: nameError })}
+        />
+      </Field>
+      <Field id="manage-duration" label="Expires after" error={action.fields['duration']}>
+        <select id="manage-duration" value={duration} onChange={(e) => setDuration(e.currentTarget.value as Duration)}>
+          {DURATIONS.map((d) => (
+            <option key={d} value={d}>
+              {d === 'never' ? 'never' : `${d.slice(0, -1)} days`}
+            </option>
+          ))}
+        </select>
+      </Field>
+      <ErrorText message={action.error} />
+      <div>
+        <button type="submit" class="primary" disabled={action.busy}>
+          Create manage key
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function CreateAccessKey({ onCreated }: { onCreated: (k: CreatedKey) => void }) {
+  const [name, setName] = useState('');
+  const [scoped, setScoped] = useState(false);
+  const [chosen, setChosen] = useState<Set<string>>(new Set());
+  const silos = useLoad(() => (scoped ? api.silos(1, 100) : Promise.resolve(undefined)), [scoped]);
+  const action = useAction();
+  const nameError = action.fields['name'];
+  const silosError = action.fields['silos'];
+  const toggle = (uuid: string, on: boolean) =>
+    setChosen((prev) => {
+      const next = new Set(prev);
+      if (on) next.add(uuid);
+      else next.delete(uuid);
+      return next;
+    });
+  return (
+    <form
+      class="stack card"
+      aria-labelledby="create-access-heading"
+      onSubmit={(e) => {
+        e.preventDefault();
+        void action.run(async () => {
+          if (scoped && chosen.size === 0) throw new Error('Choose at least one silo, or let the key read all silos.');
+          onCreated(await api.createKey(scoped ? { type: 'access', name, silos: [...chosen] } : { type: 'access', name }));
+          setName('');
+          setChosen(new Set());
+        });
+      }}
+    >
+      <h2 id="create-access-heading">Create an access key</h2>
+      <Field id="access-name" label="Access key name" error={nameError}>
+        <input
+          id="access-name"
+          value={name}
+          required
+          autocomplete="off"
+          onInput={(e) => setName(e.currentTarget.value)}
+          aria-invalid={nameError ? 'true' : undefined}
+          aria-describedby={describedBy('access-name', { error: nameError })}
+        />
+      </Field>
+      <fieldset>
+        <legend>The key reads</legend>
+        <div class="check">
+          <input id="access-all" type="radio" name="access-scope" checked={!scoped} onChange={() => setScoped(false)} />
+          <label for="access-all">All silos of the account</label>
+        </div>
+        <div class="check">
+          <input id="access-some" type="radio" name="access-scope" checked={scoped} onChange={() => setScoped(true)} />
+          <label for="access-some">Only the silos chosen below</label>
+        </div>
+        {scoped ? (
+          <div class="silo-choice" role="group" aria-label="Silos the key reads">
+            <ErrorText message={silos.error} />
+            {silos.value?.silos.length === 0 ? <p>No silos yet.</p> : null}
+            {silos.value?.silos.map((s) => (
+              <div class="check" key={s.file_uuid}>
+                <input
+                  id={`scope-${s.file_uuid}`}
+                  type="checkbox"
+                  checked={chosen.has(s.file_uuid)}
+                  onChange={(e) => toggle(s.file_uuid, e.currentTarget.checked)}
+                />
+                <label for={`scope-${s.file_uuid}`}>
+                  {s.file_name} <span class="hint">({s.file_uuid})</span>
+                </label>
+              </div>
+            ))}
+            {silos.value && silos.value.metadata.total_items > 100 ? <p class="hint">Showing the 100 newest silos.</p> : null}
+          </div>
+        ) : null}
+        <ErrorText message={silosError} />
+      </fieldset>
+      <ErrorText message={action.error} />
+      <div>
+        <button type="submit" class="primary" disabled={action.busy}>
+          Create access key
+        </button>
+      </div>
+    </form>
+  );
+}

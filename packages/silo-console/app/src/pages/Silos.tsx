@@ -1,0 +1,78 @@
+import { api } from '../api/endpoints.js';
+import { useLoad } from '../hooks.js';
+import { formatBytes, formatTime, pageCount } from '../lib/format.js';
+import { href } from '../lib/routes.js';
+import { ErrorText } from '../components/ui.js';
+
+const PER_PAGE = 25;
+
+/** The account's silos, newest first, a page at a time. */
+export function Silos({ pageNo }: { pageNo: number }) {
+  const list = useLoad(() => api.silos(pageNo, PER_PAGE), [pageNo]);
+  const total = list.value?.metadata.total_items ?? 0;
+  const pages = pageCount(total, PER_PAGE);
+  return (
+    <>
+      <div class="heading-row">
+        <h1>Silos</h1>
+        <a class="button primary" href="#/silos/new">
+          New silo
+        </a>
+      </div>
+      <ErrorText message={list.error} />
+      {list.loading && !list.value ? <p role="status">Loading silos…</p> : null}
+      {list.value ? (
+        <>
+          <table>
+            <caption>
+              {total} silo{total === 1 ? '' : 's'}, page {pageNo} of {pages}
+            </caption>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Visibility</th>
+                <th scope="col">Region</th>
+                <th scope="col">Size</th>
+                <th scope="col">Updated</th>
+                <th scope="col">
+                  <span class="offscreen">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.value.silos.map((s) => (
+                <tr key={s.file_uuid}>
+                  <th scope="row">
+                    <a href={href({ page: 'silo', uuid: s.file_uuid })}>{s.file_name}</a>
+                  </th>
+                  <td>{s.is_public ? 'public' : 'private'}</td>
+                  <td>{s.region_name}</td>
+                  <td>{formatBytes(s.size)}</td>
+                  <td>{formatTime(s.updated_at)}</td>
+                  <td class="actions">
+                    <a href={href({ page: 'history', uuid: s.file_uuid })} aria-label={`History of ${s.file_name}`}>
+                      History
+                    </a>{' '}
+                    <a href={href({ page: 'playground', uuid: s.file_uuid })} aria-label={`Query ${s.file_name} in the playground`}>
+                      Query
+                    </a>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          {list.value.silos.length === 0 ? (
+            <p>{pageNo > 1 ? 'This page is past the end of the list.' : 'No silos yet: create one with “New silo”.'}</p>
+          ) : null}
+          <nav class="pager" aria-label="Pages of silos">
+            {pageNo > 1 ? <a href={href({ page: 'silos', pageNo: pageNo - 1 })}>Previous page</a> : null}
+            <span>
+              Page {pageNo} of {pages}
+            </span>
+            {pageNo < pages ? <a href={href({ page: 'silos', pageNo: pageNo + 1 })}>Next page</a> : null}
+          </nav>
+        </>
+      ) : null}
+    </>
+  );
+}
