@@ -65,6 +65,8 @@ describe('the packed packages in an empty app', () => {
     for (const name of PACKAGES) {
       expect(packed.files[name], name).toEqual(expect.arrayContaining(['LICENSE', 'package.json', 'dist/index.js', 'dist/index.d.ts']));
     }
+    // The console ships its built pages: silo serve offers them with no network at run time.
+    expect(packed.files['silo-console']).toEqual(expect.arrayContaining(['dist/app/index.html']));
   });
 
   test('type-check with nothing but the tarballs installed (strict, NodeNext, declarations checked)', (ctx) => {

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const REPO = fileURLToPath(new URL('../../', import.meta.url));
-export const PACKAGES = ['silo-query', 'koa-silo', 'silo-server'] as const;
+export const PACKAGES = ['silo-query', 'koa-silo', 'silo-console', 'silo-server'] as const;
 
 export interface Ran {
   code: number | null;

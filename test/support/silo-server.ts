@@ -22,8 +22,8 @@ export interface SiloServer extends Spawned {
   port: number;
   /** Output written after the `listening` line (and the first-start banner, if any). */
   outputAfterStart(): string;
-  /** The keys of the first-start banner, when this start created them. */
-  banner?: { manage: string; access: string };
+  /** The keys (and console password of user admin) of the first-start banner, when this start created them. */
+  banner?: { manage: string; access: string; adminPassword: string };
 }
 
 /** Starts `silo serve` with `env` (SILO_STORE_URL, SILO_DATA_DIR, ...) and waits until it listens. */
@@ -47,8 +47,9 @@ export async function startSiloServer(env: Record<string, string>, timeoutMs = 1
       const end = await proc.waitFor(/More keys: .*\n/, timeoutMs);
       const manage = /manage key "default" \([^)]*\): (silo_man_\S+)/.exec(proc.output());
       const access = /access key "default":\s+(silo_acc_\S+)/.exec(proc.output());
-      if (!manage || !access) throw new Error(`could not read the banner:\n${proc.output()}`);
-      banner = { manage: manage[1]!, access: access[1]! };
+      const admin = /user "admin", password (\S+)/.exec(proc.output());
+      if (!manage || !access || !admin) throw new Error(`could not read the banner:\n${proc.output()}`);
+      banner = { manage: manage[1]!, access: access[1]!, adminPassword: admin[1]! };
       startEnd = Math.max(startEnd, end.index + end[0].length);
     }
     return {

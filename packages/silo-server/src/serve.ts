@@ -20,6 +20,7 @@ import {
   type CreatedKey,
   type Silo,
 } from 'koa-silo';
+import { consoleMiddleware } from 'silo-console';
 import { isClientFault } from './client-errors.js';
 import { collectGarbage } from './collect-garbage.js';
 import type { ServerConfig } from './config.js';
@@ -268,6 +269,8 @@ export function createApp(opts: {
     }
   });
 
+  // The console's pages at /console; its API (/console/api/...) is koa-silo's.
+  app.use(consoleMiddleware());
   app.use(silo.middleware());
   app.use(jsonNotFound());
   return app;
