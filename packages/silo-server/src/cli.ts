@@ -42,6 +42,8 @@ export interface Io {
   terminal?: NodeJS.WriteStream;
   /** Whether SIGINT and SIGTERM stop an import (true for the real process only). */
   signals?: boolean;
+  /** `stdout` is this process's: the server's log lines may go to it asynchronously (pino). */
+  processStdout?: boolean;
 }
 
 const defaultIo = (): Io => ({
@@ -53,6 +55,7 @@ const defaultIo = (): Io => ({
   stdoutStream: process.stdout,
   ...(process.stderr.isTTY ? { terminal: process.stderr } : {}),
   signals: true,
+  processStdout: true,
 });
 
 /** A wrong use of the command: exit 2. */
@@ -485,6 +488,7 @@ function guardProcess(logger: ReturnType<typeof createLogger>): void {
   process.on('unhandledRejection', (reason) => logger.error('unhandled rejection', errorFields(reason)));
   process.on('uncaughtException', (error) => {
     logger.error('uncaught exception: exiting', errorFields(error));
+    logger.flush();
     process.exit(1);
   });
 }
@@ -493,7 +497,8 @@ async function serve(args: string[], io: Io): Promise<number> {
   const { values } = parse('serve', args, {}, 0, false);
   if (values.help) return help('serve', io);
   const config = loadConfig(io.env, values, io.cwd);
-  const logger = createLogger(io.stdout);
+  const logging = { level: config.logLevel, format: config.logFormat };
+  const logger = createLogger(io.processStdout ? logging : { ...logging, write: io.stdout });
   const stop = (io.stopSignal ?? waitForSignal)();
   if (!io.stopSignal) guardProcess(logger);
   // Storage first: an unreachable Redis is reported before the server code even loads.
@@ -515,6 +520,7 @@ async function serve(args: string[], io: Io): Promise<number> {
   const signal = await stop;
   logger.info('signal', { signal });
   await running.close();
+  logger.flush();
   return 0;
 }
 

@@ -10,6 +10,7 @@ import { createSecureContext as tlsContext } from 'node:tls';
 import { REGIONS, envSuffix, type Region } from './regions.js';
 import { parseStoreUrl, StartupError, type StoreLocation } from './stores.js';
 import type { SqliteSynchronous } from './sqlite-store.js';
+import { LOG_LEVELS, type LogFormat, type LogLevel } from './log.js';
 
 export class ConfigError extends StartupError {
   override name = 'ConfigError';
@@ -38,6 +39,10 @@ export interface ServerConfig {
   /** Event streams one client may hold open; undefined keeps koa-silo's default (20). */
   maxStreamsPerClient?: number;
   publicQueries: boolean;
+  /** SILO_LOG_LEVEL: entries below it are not written. */
+  logLevel: LogLevel;
+  /** SILO_LOG_FORMAT: JSON lines, or plain lines for a person at a terminal. */
+  logFormat: LogFormat;
   /** Webhooks may reach loopback, private and link-local addresses (SILO_WEBHOOK_ALLOW_PRIVATE). */
   webhookAllowPrivate?: boolean;
   trustProxy: boolean;
@@ -111,6 +116,8 @@ export const SETTINGS: Setting[] = [
   { env: 'SILO_MEMORY_BUDGET', flag: 'memory-budget', kind: 'string', default: '512MiB', help: 'memory for large data (caches, bodies being read, data being parsed); past it, large requests wait 2 s, then 503' },
   { env: 'SILO_WEBHOOK_ALLOW_PRIVATE', flag: 'webhook-allow-private', kind: 'boolean', default: 'false', help: 'let webhooks reach loopback, private and link-local addresses (an intranet, a test set-up)' },
   { env: 'SILO_PUBLIC_QUERIES', flag: 'public-queries', kind: 'boolean', default: 'false', help: 'allow query and search parameters on /public/<uuid>' },
+  { env: 'SILO_LOG_LEVEL', flag: 'log-level', kind: 'string', default: 'info', help: 'debug, info, warn, error or silent: the log entries written (info includes one line per request)' },
+  { env: 'SILO_LOG_FORMAT', flag: 'log-format', kind: 'string', default: 'json', help: 'json (one object per line) or pretty (plain lines for a person at a terminal)' },
   { env: 'SILO_TRUST_PROXY', flag: 'trust-proxy', kind: 'boolean', default: 'false', help: 'take the client address from X-Forwarded-For' },
   { env: 'SILO_TLS_CERT', flag: 'tls-cert', kind: 'string', default: '', help: 'PEM certificate file: serve HTTPS (needs SILO_TLS_KEY)' },
   { env: 'SILO_TLS_KEY', flag: 'tls-key', kind: 'string', default: '', help: 'PEM private key file: serve HTTPS (needs SILO_TLS_CERT)' },
@@ -166,6 +173,13 @@ function setting(env: string): Setting {
   const s = SETTINGS.find((x) => x.env === env);
   if (!s) throw new Error(`unknown setting ${env}`);
   return s;
+}
+
+/** One of `choices` (case as written), or `fallback` when unset. */
+function oneOf<const T extends readonly string[]>(got: { value: string; source: string } | undefined, choices: T, fallback: T[number]): T[number] {
+  if (got === undefined) return fallback;
+  if (!(choices as readonly string[]).includes(got.value)) throw new ConfigError(`${got.source} must be one of ${choices.join(', ')}, got ${JSON.stringify(got.value)}`);
+  return got.value;
 }
 
 function integer(got: { value: string; source: string }, min: number, max: number, what: string): number {
@@ -342,6 +356,8 @@ export function loadConfig(env: Env = process.env, flags: Flags = {}, cwd = proc
     publicQueries: read.boolean('SILO_PUBLIC_QUERIES'),
     ...(read.boolean('SILO_WEBHOOK_ALLOW_PRIVATE') ? { webhookAllowPrivate: true } : {}),
     trustProxy: read.boolean('SILO_TRUST_PROXY'),
+    logLevel: oneOf(read.string('SILO_LOG_LEVEL'), LOG_LEVELS, 'info'),
+    logFormat: oneOf(read.string('SILO_LOG_FORMAT'), ['json', 'pretty'] as const, 'json'),
     ...(tls ? { tls } : {}),
     ...(maxConnections !== undefined ? { maxConnections } : {}),
     ...(maxConnectionsPerAddress !== undefined ? { maxConnectionsPerAddress } : {}),

@@ -1,29 +1,71 @@
 /**
- * Structured logs: one JSON object per line, `{"time", "level", "msg", ...fields}`.
- * Nothing logged here ever carries a key value: requests are logged by method, path, status and
- * timing only (never headers or query strings), errors by their message.
+ * Structured logs through pino: one JSON object per line, `{"level", "time", "msg", ...fields}`,
+ * written asynchronously (a request never waits for its log line to reach the terminal or the
+ * pipe), or one plain line per entry for people at a terminal (SILO_LOG_FORMAT=pretty).
+ *
+ * Nothing logged here ever carries a key value: requests are logged by method, path (key values
+ * cut out), status and timing only (never headers or query strings), errors by their message.
  */
-export type Level = 'info' | 'warn' | 'error';
+import pino from 'pino';
+
+export type Level = 'debug' | 'info' | 'warn' | 'error';
 export type Fields = Record<string, unknown>;
+export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+export type LogFormat = 'json' | 'pretty';
 
 export interface Logger {
+  debug(msg: string, fields?: Fields): void;
   info(msg: string, fields?: Fields): void;
   warn(msg: string, fields?: Fields): void;
   error(msg: string, fields?: Fields): void;
+  /** Writes what is still buffered, synchronously (at shutdown). */
+  flush(): void;
 }
 
-export function createLogger(write: (line: string) => void = (line) => process.stdout.write(line)): Logger {
-  const emit = (level: Level, msg: string, fields: Fields = {}) => {
-    write(`${JSON.stringify({ time: new Date().toISOString(), level, msg, ...fields })}\n`);
-  };
+export interface LogOptions {
+  /** Entries below this level are not written. Default info. */
+  level?: LogLevel;
+  format?: LogFormat;
+  /** Where lines go; default stdout, asynchronously. */
+  write?: (line: string) => void;
+}
+
+/** `12:04:05.123 INFO  listening port=8080 …`: a JSON line as a person reads it. */
+export function prettyLine(json: string): string {
+  const { level, time, msg, ...fields } = JSON.parse(json) as { level: string; time: string; msg: string } & Fields;
+  const rest = Object.entries(fields)
+    .map(([key, value]) => `${key}=${typeof value === 'string' && !/\s/.test(value) ? value : JSON.stringify(value)}`)
+    .join(' ');
+  return `${time.slice(11, 23)} ${level.toUpperCase().padEnd(5)} ${msg}${rest ? ` ${rest}` : ''}\n`;
+}
+
+export function createLogger(options: LogOptions | ((line: string) => void) = {}): Logger {
+  const { level = 'info', format = 'json', write } = typeof options === 'function' ? { write: options } : options;
+  const destination = write ? undefined : pino.destination({ dest: 1, sync: false });
+  const sink = write ?? ((line: string) => destination!.write(line));
+  const stream = { write: format === 'pretty' ? (line: string) => sink(prettyLine(line)) : sink };
+  const log = pino(
+    {
+      level,
+      base: null,
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+    },
+    stream,
+  );
+  // The message first among the fields (passed in the object, not as pino's trailing message).
+  const emit = (at: Level) => (msg: string, fields: Fields = {}) => log[at]({ msg, ...fields });
   return {
-    info: (msg, fields) => emit('info', msg, fields),
-    warn: (msg, fields) => emit('warn', msg, fields),
-    error: (msg, fields) => emit('error', msg, fields),
+    debug: emit('debug'),
+    info: emit('info'),
+    warn: emit('warn'),
+    error: emit('error'),
+    flush: () => destination?.flushSync(),
   };
 }
 
-export const silentLogger: Logger = { info() {}, warn() {}, error() {} };
+export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {}, flush() {} };
 
 export interface ThrottledWarn {
   /** One occurrence of `msg` (of the kind `kind`, for example an error code). */

@@ -126,6 +126,8 @@ export async function openSilo(
       dataDir: '',
       hosts: { api: 'api.localhost', 'sg-01-api': 'sg-01-api.localhost', 'usc-01-api': 'usc-01-api.localhost' },
       publicQueries: false,
+      logLevel: 'info',
+      logFormat: 'json',
       trustProxy: false,
       ...config,
     };

@@ -6,12 +6,12 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { redactKeyValues } from 'koa-silo';
 import { addressKey, DEFAULT_MAX_CONNECTIONS, resolveLimits } from '../src/connection-limits.js';
-import { throttledWarn, type Fields, type Logger } from '../src/log.js';
+import { createLogger, throttledWarn, type Fields, type Logger } from '../src/log.js';
 
 function recorder(): Logger & { lines: Array<{ msg: string; fields: Fields }> } {
   const lines: Array<{ msg: string; fields: Fields }> = [];
   const push = (msg: string, fields: Fields = {}) => lines.push({ msg, fields });
-  return { lines, info: push, warn: push, error: push };
+  return { lines, debug: push, info: push, warn: push, error: push, flush: () => undefined };
 }
 
 describe('throttledWarn', () => {
@@ -97,5 +97,20 @@ describe('redactKeyValues', () => {
 
   it('leaves other text alone', () => {
     for (const text of ['/api/v1/manage/silos', '/silo%5Fmanual', '/a%20b/silo_', 'silo_mana_x']) expect(redactKeyValues(text)).toBe(text);
+  });
+});
+
+describe('log lines', () => {
+  it('writes JSON with level, time and msg first, drops entries below the level, and pretty-prints', () => {
+    let text = '';
+    const json = createLogger({ level: 'warn', write: (line) => (text += line) });
+    json.info('not written', { a: 1 });
+    json.warn('written', { port: 8080, path: '/x' });
+    expect(text.endsWith('\n')).toBe(true);
+    expect(Object.keys(JSON.parse(text) as object)).toEqual(['level', 'time', 'msg', 'port', 'path']);
+    expect(JSON.parse(text)).toMatchObject({ level: 'warn', msg: 'written', port: 8080, path: '/x' });
+    let pretty = '';
+    createLogger({ format: 'pretty', write: (line) => (pretty += line) }).info('listening', { url: 'http://localhost:8080', limits: { a: 1 } });
+    expect(pretty).toMatch(/^\d\d:\d\d:\d\d\.\d{3} INFO  listening url=http:\/\/localhost:8080 limits=\{"a":1\}\n$/);
   });
 });
