@@ -26,6 +26,18 @@ export interface StartOptions {
   env?: NodeJS.ProcessEnv;
 }
 
+/** `Child.stop` of `proc`: SIGTERM, then SIGKILL after `graceMs`; resolves once it has exited. */
+export function stopper(proc: ChildProcess): (graceMs?: number) => Promise<void> {
+  const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
+  return async (graceMs = 10_000) => {
+    if (proc.exitCode !== null || proc.signalCode !== null) return;
+    proc.kill('SIGTERM');
+    const timer = setTimeout(() => proc.kill('SIGKILL'), graceMs);
+    await exited;
+    clearTimeout(timer);
+  };
+}
+
 /** Runs `node [nodeArgs] --import tsx <script> [args]` and resolves with its ready line. */
 export function startChild<T extends { ready: true; pid: number }>(
   name: string,
@@ -44,15 +56,7 @@ export function startChild<T extends { ready: true; pid: number }>(
   proc.stderr!.on('data', (chunk: string) => {
     errText = (errText + chunk).slice(-4000);
   });
-  const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
-
-  const stop = async (graceMs = 10_000): Promise<void> => {
-    if (proc.exitCode !== null || proc.signalCode !== null) return;
-    proc.kill('SIGTERM');
-    const timer = setTimeout(() => proc.kill('SIGKILL'), graceMs);
-    await exited;
-    clearTimeout(timer);
-  };
+  const stop = stopper(proc);
 
   return new Promise<Child<T>>((resolve, reject) => {
     let buffered = '';

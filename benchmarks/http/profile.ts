@@ -7,7 +7,8 @@
  *   node --import tsx benchmarks/http/profile.ts <scenario id> [--sec=10] [--connections=50]
  *        [--dir=/tmp/...] [--top=30] [--silo-module=PATH of another koa-silo build's dist/index.js]
  *
- * Scenario ids are those of the results (s1-memory, s3-sqlite, s6-redis, s4-postgres, base-koa, ...), plus
+ * Scenario ids are those of the results (s1-memory, s3-sqlite, s6-redis, s4-postgres, s1-serve-sqlite,
+ * base-koa, ...; silo serve runs as `node --cpu-prof ... packages/silo-server/bin/silo.js serve`), plus
  * mem-<store>-public and mem-<store>-query: the 10 MB silo read by 20 connections.
  */
 import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -18,7 +19,7 @@ import { ROOT, type Child } from './children.js';
 import { standardData } from './data.js';
 import { runLoad, type LoadRequest } from './load.js';
 import { baselineScenarios, siloScenarios } from './scenarios.js';
-import type { StoreKind } from './server.js';
+import type { SiloKind } from './kinds.js';
 import { startBaseline, startBenchCluster, startSilo, type SiloTarget } from './targets.js';
 import type { OwnCluster } from '../../test/support/redis-cluster.js';
 import { isInvokedDirectly } from '../common.js';
@@ -147,10 +148,10 @@ export async function profileScenario(
     return { cluster };
   };
   try {
-    const mem = /^mem-(memory|sqlite|redis|postgres|cluster)-(public|query)$/.exec(id);
-    const siloId = /^s(?:1|2|3|4|5|5b|6)-(memory|sqlite|redis|postgres|cluster)$/.exec(id);
+    const mem = /^mem-(memory|sqlite|redis|postgres|cluster|serve-sqlite|serve-redis)-(public|query)$/.exec(id);
+    const siloId = /^s(?:1|2|3|4|5|5b|6)-(memory|sqlite|redis|postgres|cluster|serve-sqlite|serve-redis)$/.exec(id);
     if (mem) {
-      silo = await startSilo(mem[1] as StoreKind, { seed: 'big', nodeArgs, siloModule: options.siloModule, ...(await clusterFor(mem[1])) });
+      silo = await startSilo(mem[1] as SiloKind, { seed: 'big', nodeArgs, siloModule: options.siloModule, ...(await clusterFor(mem[1])) });
       const r = silo.child.ready;
       const base = `http://127.0.0.1:${r.port}`;
       request = mem[2] === 'public'
@@ -158,7 +159,7 @@ export async function profileScenario(
         : { url: `${base}/${r.silos.big}?idx=0&path=name`, headers: { 'X-SILO-KEY': r.keys.access } };
       connections = options.connections ?? 20;
     } else if (siloId) {
-      silo = await startSilo(siloId[1] as StoreKind, { nodeArgs, siloModule: options.siloModule, ...(await clusterFor(siloId[1])) });
+      silo = await startSilo(siloId[1] as SiloKind, { nodeArgs, siloModule: options.siloModule, ...(await clusterFor(siloId[1])) });
       const scenario = siloScenarios(silo.child.ready, data).find((s) => s.id === id);
       if (!scenario) throw new Error(`no scenario ${id}`);
       log(`validate: ${await scenario.validate()}`);

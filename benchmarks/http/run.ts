@@ -1,10 +1,11 @@
 /**
- * HTTP benchmarks (issues 5 and 11): Silo on memory, SQLite, Redis, PostgreSQL and Redis Cluster
- * against bare Koa + @koa/router, bare node:http and json-server, each server in its own process,
- * autocannon driven from here.
+ * HTTP benchmarks (issues 5, 11 and 14): Silo on memory, SQLite, Redis, PostgreSQL and Redis Cluster
+ * (koa-silo on a bare Koa app), and `silo serve` as shipped on SQLite and Redis, against bare Koa +
+ * @koa/router, bare node:http and json-server, each server in its own process, autocannon driven
+ * from here.
  *
- *   node --import tsx benchmarks/http/run.ts [--quick] [--rounds=N] [--round-sec=S]
- *        [--warmup-sec=S] [--connections=N] [--stores=memory,sqlite,redis,postgres,cluster]
+ *   node --import tsx benchmarks/http/run.ts [--quick] [--rounds=N] [--round-sec=S] [--warmup-sec=S]
+ *        [--connections=N] [--stores=memory,sqlite,redis,postgres,cluster,serve-sqlite,serve-redis]
  *        [--only=s1,base] [--no-memory] [--no-write] [--redis-url=redis://127.0.0.1:6379/11]
  *        [--postgres-url=postgres://postgres@127.0.0.1:5432/test] [--silo-module=PATH]
  *   node --import tsx benchmarks/http/run.ts --render-only   # http.md and http.svg again from http.json
@@ -28,7 +29,8 @@ import { make10mb, standardData } from './data.js';
 import { percentile, runLoad, type RoundResult } from './load.js';
 import { renderMarkdown, renderSvg } from './report.js';
 import { baselineScenarios, siloScenarios, type Scenario } from './scenarios.js';
-import type { StoreKind } from './server.js';
+import { servePairLine, servePairs } from './serve-compare.js';
+import { SILO_KINDS, type SiloKind } from './kinds.js';
 import {
   BENCH_SCHEMA,
   DEFAULT_POSTGRES_URL,
@@ -55,7 +57,8 @@ export interface HttpBenchOptions {
   roundSec?: number;
   warmupSec?: number;
   connections?: number;
-  stores?: StoreKind[];
+  /** The Silo servers: koa-silo in-process per store, and `silo serve` (serve-sqlite, serve-redis). */
+  stores?: SiloKind[];
   /** Only scenarios whose id contains one of these strings (baselines are kept for the ratios). */
   only?: string[];
   /** Run the 10 MB memory phase (default true). */
@@ -72,7 +75,7 @@ export interface HttpBenchOptions {
 
 const RESULTS_DIR = new URL('../results/', import.meta.url);
 const MEMORY_LIMIT_BYTES = 300_000_000;
-const ALL_STORES: StoreKind[] = ['memory', 'sqlite', 'redis', 'postgres', 'cluster'];
+const ALL_STORES: readonly SiloKind[] = SILO_KINDS;
 const BASELINES: BaselineKind[] = ['node', 'koa', 'json-server'];
 
 function median(values: readonly number[]): number {
@@ -203,7 +206,7 @@ function addRatios(results: ScenarioResult[]): void {
  * a few seconds apart: the decision uses the median of the per-round ratios (paired), which a
  * busy moment of the machine shifts far less than the ratio of two medians taken minutes apart.
  */
-function evaluateTargets(results: ScenarioResult[], stores: StoreKind[]): TargetResult[] {
+function evaluateTargets(results: ScenarioResult[], stores: readonly SiloKind[]): TargetResult[] {
   const by = new Map(results.map((r) => [r.id, r]));
   const targets: TargetResult[] = [];
   const check = (target: string, scenarioId: string, versus: string, required: number) => {
@@ -237,6 +240,9 @@ function evaluateTargets(results: ScenarioResult[], stores: StoreKind[]): Target
   check('scenario 1 on memory ≥ 80% of bare Koa + router', 's1-memory', 'base-koa', 0.8);
   check('scenario 1 on SQLite ≥ 60% of bare Koa + router', 's1-sqlite', 'base-koa', 0.6);
   check('scenario 3 on memory ≥ 70% of bare Koa + router', 's3-memory', 'base-koa', 0.7);
+  // Issue 14: the server as shipped, on its default store.
+  check('silo serve on SQLite: scenario 1 ≥ 80% of bare Koa + router', 's1-serve-sqlite', 'base-koa', 0.8);
+  check('silo serve on SQLite: scenario 3 ≥ 75% of bare Koa + router', 's3-serve-sqlite', 'base-koa', 0.75);
   for (const store of stores) check(`scenario 1 ≥ 2× json-server's 1 KB document (${store})`, `s1-${store}`, 'base-json-server-doc', 2);
   for (const store of stores) check(`scenario 4 ≥ 2× json-server's filter (${store})`, `s4-${store}`, 'base-json-server-filter', 2);
   return targets;
@@ -247,7 +253,7 @@ function evaluateTargets(results: ScenarioResult[], stores: StoreKind[]): Target
  * round (the baseline and its contenders within ~20 s), the rest after them.
  */
 const BLOCKS: RegExp[] = [
-  /^(base-koa|base-node|base-json-server-doc|s1-.*|s3-memory)$/,
+  /^(base-koa|base-node|base-json-server-doc|s1-.*|s3-(memory|sqlite|serve-sqlite))$/,
   /^(base-json-server-filter|s4-.*)$/,
 ];
 
@@ -276,7 +282,7 @@ const MEMORY_PHASES = [
 
 /** One phase of the memory test on a fresh server (so that one phase's garbage does not count in the next). */
 async function memoryPhase(
-  store: StoreKind,
+  store: SiloKind,
   which: (typeof MEMORY_PHASES)[number],
   settings: { connections: number; sec: number },
   storeOptions: SiloStartOptions,
@@ -309,7 +315,7 @@ async function memoryPhase(
     const after = readMemory(target.child.pid);
     const peak = reset && after ? after.hwm : null;
     log(
-      `  ${store.padEnd(8)} ${which.request.padEnd(28)} peak RSS ${peak === null ? 'n/a' : `${(peak / 1e6).toFixed(0)} MB`}` +
+      `  ${store.padEnd(12)} ${which.request.padEnd(28)} peak RSS ${peak === null ? 'n/a' : `${(peak / 1e6).toFixed(0)} MB`}` +
         ` (before ${before ? (before.rss / 1e6).toFixed(0) : '?'} MB) · ${r.reqPerSec.toFixed(1)} req/s · p99 ${r.latency.p99.toFixed(0)} ms` +
         (r.non2xx || r.errors ? ` · ${r.non2xx} non-2xx, ${r.errors} errors` : ''),
     );
@@ -366,10 +372,10 @@ export async function runHttpBenchmarks(options: HttpBenchOptions = {}): Promise
   const notRun: HttpBenchResults['notRun'] = [];
   const loadAverages: number[] = [];
   let stores = options.stores ?? ALL_STORES;
-  if (stores.includes('redis') && !(await flushRedisDb(redisUrl))) {
-    notRun.push({ what: 'every Redis scenario', reason: `Redis not reachable at ${redisUrl}` });
+  if ((stores.includes('redis') || stores.includes('serve-redis')) && !(await flushRedisDb(redisUrl))) {
+    notRun.push({ what: 'every Redis scenario (in-process and silo serve)', reason: `Redis not reachable at ${redisUrl}` });
     log(`Redis is not reachable at ${redisUrl}: its scenarios are not run.`);
-    stores = stores.filter((s) => s !== 'redis');
+    stores = stores.filter((s) => s !== 'redis' && s !== 'serve-redis');
   }
   if (stores.includes('postgres')) {
     const why = await postgresUnreachable(postgresUrl);
@@ -405,7 +411,10 @@ export async function runHttpBenchmarks(options: HttpBenchOptions = {}): Promise
       for (const store of stores) {
         const t = await startSilo(store, storeOptions);
         silos.push(t);
-        log(`  silo-${store.padEnd(8)} pid ${t.child.pid}, port ${t.child.ready.port}, seeded in ${Math.round(t.child.ready.seedMs)} ms`);
+        log(
+          `  silo-${store.padEnd(12)} pid ${t.child.pid}, port ${t.child.ready.port}, seeded in ${Math.round(t.child.ready.seedMs)} ms` +
+            (t.requestLog ? ` (request log: stdout → pipe → ${t.requestLog.path})` : ''),
+        );
       }
       for (const kind of BASELINES) {
         const b = await startBaseline(kind);
@@ -478,8 +487,16 @@ export async function runHttpBenchmarks(options: HttpBenchOptions = {}): Promise
             (r.valid ? '' : ` · INVALID: ${r.invalidReason ?? ''}`),
         );
       }
+      const pairs = servePairs(results);
+      if (pairs.length > 0) {
+        log('silo serve against koa-silo in-process on the same store (paired req/s; server CPU added):');
+        for (const p of pairs) log(`  ${servePairLine(p)}`);
+      }
     } finally {
-      for (const t of silos) await t.dispose().catch((err: unknown) => log(`stopping silo-${t.store}: ${String(err)}`));
+      for (const t of silos) {
+        if (t.requestLog) log(`  silo-${t.store}: request log ${t.requestLog.lines().toLocaleString('en-US')} lines, ${(t.requestLog.bytes() / 1e6).toFixed(1)} MB`);
+        await t.dispose().catch((err: unknown) => log(`stopping silo-${t.store}: ${String(err)}`));
+      }
       for (const b of baselines.values()) await b.stop().catch(() => undefined);
     }
 
@@ -600,8 +617,8 @@ export function parseHttpArgs(argv: readonly string[]): HttpBenchOptions {
       case '--only': o.only = (value ?? '').split(',').filter(Boolean); break;
       case '--stores': {
         const list = (value ?? '').split(',').filter(Boolean);
-        for (const s of list) if (!ALL_STORES.includes(s as StoreKind)) throw new Error(`--stores: unknown store ${s}`);
-        o.stores = list as StoreKind[];
+        for (const s of list) if (!ALL_STORES.includes(s as SiloKind)) throw new Error(`--stores: unknown store ${s}`);
+        o.stores = list as SiloKind[];
         break;
       }
       default: throw new Error(`unknown argument ${arg}`);

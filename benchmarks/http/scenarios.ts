@@ -4,9 +4,10 @@
 import { isDeepStrictEqual, inspect } from 'node:util';
 import { IDX, IDX_PATH, SEARCH_CATEGORY, type StandardData } from './data.js';
 import type { LoadRequest } from './load.js';
-import type { ReadyLine, StoreKind } from './server.js';
+import type { SiloKind } from './kinds.js';
+import type { ReadyLine } from './server.js';
 
-export type Target = StoreKind | 'koa' | 'node' | 'json-server';
+export type Target = SiloKind | 'koa' | 'node' | 'json-server';
 
 /** Scenario groups: the six of the issue, the extra 5b, and the baselines. */
 export type Group = '1' | '2' | '3' | '4' | '5' | '5b' | '6' | 'baseline';

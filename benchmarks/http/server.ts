@@ -31,7 +31,9 @@ import type { Silo, SiloData, SiloOptions } from '../../packages/koa-silo/dist/i
 import { openStores, parseStoreUrl, type Stores } from '../../packages/silo-server/dist/stores.js';
 import { make10mb, standardData } from './data.js';
 
-export type StoreKind = 'memory' | 'sqlite' | 'redis' | 'postgres' | 'cluster';
+import type { SiloKind, StoreKind } from './kinds.js';
+
+export type { StoreKind } from './kinds.js';
 export type SeedKind = 'standard' | 'big';
 
 /** What the server prints once it listens (one JSON line on stdout). */
@@ -39,7 +41,8 @@ export interface ReadyLine {
   ready: true;
   pid: number;
   port: number;
-  store: StoreKind;
+  /** The scenarios' column: this server's store, or `serve-<store>` for `silo serve` (serve.ts). */
+  store: SiloKind;
   seed: SeedKind;
   keys: { manage: string; access: string };
   /** Silo uuids by role (standard: small, large, items, contended, patch0..; big: big). */

@@ -1,5 +1,6 @@
 /**
- * Starting the servers of the benchmarks (Silo on each store, the baselines) and the outside
+ * Starting the servers of the benchmarks (Silo on each store in-process, `silo serve` through
+ * serve.ts, the baselines) and the outside
  * storage they use, each cleaned before and after every Silo server and nothing else touched:
  * - Redis: database 11 by default, flushed (never another database);
  * - PostgreSQL: a schema of the benchmark's own (`silo_bench_<pid>`) in the database `test`, made
@@ -16,7 +17,9 @@ import { startOwnCluster, type OwnCluster } from '../../test/support/redis-clust
 import { haveRedisServer } from '../../test/support/redis-server.js';
 import type { BaselineKind, BaselineReady } from './baselines.js';
 import { startChild, type Child, type StartOptions } from './children.js';
-import type { ReadyLine, SeedKind, StoreKind } from './server.js';
+import { isServeKind, type SiloKind } from './kinds.js';
+import { startServe, type RequestLog } from './serve.js';
+import type { ReadyLine, SeedKind } from './server.js';
 
 export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379/11';
 export const DEFAULT_POSTGRES_URL = 'postgres://postgres@127.0.0.1:5432/test';
@@ -125,8 +128,10 @@ export async function flushRedisDb(url: string): Promise<boolean> {
 }
 
 export interface SiloTarget {
-  store: StoreKind;
+  store: SiloKind;
   child: Child<ReadyLine>;
+  /** `silo serve`'s request log (its stdout, drained into a file); none in-process. */
+  requestLog?: RequestLog;
   /** Stops the server, then removes its temp dir, flushes its Redis database or cluster, or drops its schema. */
   dispose(): Promise<void>;
 }
@@ -143,7 +148,19 @@ export interface SiloStartOptions extends StartOptions {
   siloModule?: string;
 }
 
-export async function startSilo(store: StoreKind, options: SiloStartOptions = {}): Promise<SiloTarget> {
+export async function startSilo(store: SiloKind, options: SiloStartOptions = {}): Promise<SiloTarget> {
+  if (isServeKind(store)) {
+    // `silo serve` runs silo-server's own koa-silo: options.siloModule does not apply.
+    const served = await startServe(store, {
+      redisUrl: options.redisUrl ?? DEFAULT_REDIS_URL,
+      flushRedis: flushRedisDb,
+      seed: options.seed,
+      patchSilos: options.patchSilos,
+      nodeArgs: options.nodeArgs,
+      timeoutMs: options.timeoutMs,
+    });
+    return { store, ...served };
+  }
   const args = [`--store=${store}`, `--seed=${options.seed ?? 'standard'}`, `--patch-silos=${options.patchSilos ?? 50}`];
   if (options.siloModule) args.push(`--silo-module=${options.siloModule}`);
   let cleanup = async () => {};

@@ -1,7 +1,7 @@
 /** The shape of benchmarks/results/http.json. */
 import type { RoundResult } from './load.js';
 import type { Group, Target } from './scenarios.js';
-import type { StoreKind } from './server.js';
+import type { SiloKind } from './kinds.js';
 import type { MachineInfo } from '../common.js';
 
 export interface ScenarioResult {
@@ -48,7 +48,7 @@ export interface TargetResult {
 }
 
 export interface MemoryResult {
-  store: StoreKind;
+  store: SiloKind;
   phase: string;
   request: string;
   connections: number;
