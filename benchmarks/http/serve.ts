@@ -6,7 +6,7 @@
  * with PORT=0, SILO_LISTEN_ADDRESS=127.0.0.1, SILO_RATE_LIMIT_PER_MINUTE=0 (rate limiting off, as
  * in server.ts), NODE_ENV=production (as every server of the suite), and its storage:
  * - serve-sqlite: the default store, SQLite in SILO_DATA_DIR (a temp dir, removed afterwards);
- * - serve-redis:  SILO_STORE_URL on the suite's Redis database (11), flushed before and after.
+ * - serve-redis:  SILO_STORE_URL on a Redis database of its own (4; the in-process server has 11), flushed before and after.
  * Every other setting is its default; no SILO_* variable of the harness's environment reaches it.
  *
  * Its request log is on (it cannot be turned off): one JSON line per request on stdout, which is

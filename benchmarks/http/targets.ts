@@ -22,6 +22,11 @@ import { startServe, type RequestLog } from './serve.js';
 import type { ReadyLine, SeedKind } from './server.js';
 
 export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379/11';
+/**
+ * `silo serve` on Redis needs a database of its own: it bootstraps only on empty storage, and the
+ * in-process server's silos live in database 11 at the same time.
+ */
+export const DEFAULT_SERVE_REDIS_URL = 'redis://127.0.0.1:6379/4';
 export const DEFAULT_POSTGRES_URL = 'postgres://postgres@127.0.0.1:5432/test';
 /** The only schema the benchmark creates, empties and drops (per harness process, so two runs never share one). */
 export const BENCH_SCHEMA = `silo_bench_${process.pid}`;
@@ -139,6 +144,8 @@ export interface SiloTarget {
 export interface SiloStartOptions extends StartOptions {
   seed?: SeedKind;
   redisUrl?: string;
+  /** serve-redis's database (default DEFAULT_SERVE_REDIS_URL). */
+  serveRedisUrl?: string;
   /** The PostgreSQL database (the server gets the benchmark's schema in it). */
   postgresUrl?: string;
   /** The running cluster of `--store=cluster` (startBenchCluster). */
@@ -152,7 +159,7 @@ export async function startSilo(store: SiloKind, options: SiloStartOptions = {})
   if (isServeKind(store)) {
     // `silo serve` runs silo-server's own koa-silo: options.siloModule does not apply.
     const served = await startServe(store, {
-      redisUrl: options.redisUrl ?? DEFAULT_REDIS_URL,
+      redisUrl: options.serveRedisUrl ?? DEFAULT_SERVE_REDIS_URL,
       flushRedis: flushRedisDb,
       seed: options.seed,
       patchSilos: options.patchSilos,
