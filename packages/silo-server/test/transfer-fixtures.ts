@@ -10,12 +10,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { createClient } from '@keyv/redis';
+import Database from 'better-sqlite3';
 import { REGIONS, type KeyType } from 'koa-silo';
 import { main } from '../src/cli.js';
 import { openSilo } from '../src/serve.js';
 import { silentLogger } from '../src/log.js';
 import { parseStoreUrl } from '../src/stores.js';
-import { oneStore } from '../src/transfer/open-storage.js';
+import { oneStore, openStorage, type OpenedStorage } from '../src/transfer/open-storage.js';
 import { TEST_REDIS_URL } from '../../../test/support/redis.js';
 
 /** The one database of the test Redis that transfer tests own (flushed before and after). */
@@ -209,3 +210,24 @@ export async function exportOf(url: string): Promise<string> {
 
 /** An export's lines sorted: equal for the same logical store whatever engine held it. */
 export const sorted = (text: string): string[] => text.trimEnd().split('\n').sort();
+
+/** Every row of every table of a SQLite store (0: nothing of Silo is left in it). */
+export function sqliteRows(url: string): number {
+  const db = new Database(parseStoreUrl(url).url.slice('sqlite://'.length), { readonly: true });
+  try {
+    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[];
+    return tables.reduce((n, t) => n + (db.prepare(`SELECT count(*) AS c FROM "${t.name}"`).get() as { c: number }).c, 0);
+  } finally {
+    db.close();
+  }
+}
+
+/** `use` with the storage of store URL `url`, closed afterwards. */
+export async function withStorage<T>(url: string, use: (opened: OpenedStorage) => Promise<T>): Promise<T> {
+  const opened = await openStorage(oneStore(parseStoreUrl(url)));
+  try {
+    return await use(opened);
+  } finally {
+    await opened.close();
+  }
+}

@@ -4,40 +4,20 @@
  * counted in the counts line; after an import the same passwords sign in. A file from before users
  * still imports; a failed import leaves no user behind.
  */
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSilo } from '../src/serve.js';
 import { silentLogger } from '../src/log.js';
-import { openStorage, oneStore, type OpenedStorage } from '../src/transfer/open-storage.js';
+import { oneStore } from '../src/transfer/open-storage.js';
 import { removeImported } from '../src/transfer/rollback.js';
 import type { StoredUser } from '../src/transfer/format.js';
 import { parseStoreUrl } from '../src/stores.js';
-import { exportOf, removeTempDirs, seed, seededUsers, signsIn, silo, sorted, sqliteUrl } from './transfer-fixtures.js';
+import { exportOf, removeTempDirs, seed, seededUsers, signsIn, silo, sorted, sqliteRows, sqliteUrl, withStorage } from './transfer-fixtures.js';
 
 afterAll(() => removeTempDirs());
 
 const USERS = seededUsers(2);
 
-async function withStorage<T>(url: string, use: (opened: OpenedStorage) => Promise<T>): Promise<T> {
-  const opened = await openStorage(oneStore(parseStoreUrl(url)));
-  try {
-    return await use(opened);
-  } finally {
-    await opened.close();
-  }
-}
-
 const usersOf = (url: string): Promise<StoredUser[]> => withStorage(url, ({ storage }) => storage.listUsers());
-
-function sqliteRows(url: string): number {
-  const db = new Database(parseStoreUrl(url).url.slice('sqlite://'.length), { readonly: true });
-  try {
-    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[];
-    return tables.reduce((n, t) => n + (db.prepare(`SELECT count(*) AS c FROM "${t.name}"`).get() as { c: number }).c, 0);
-  } finally {
-    db.close();
-  }
-}
 
 describe('console users in export and import (SQLite)', () => {
   const source = sqliteUrl('users-src');

@@ -4,40 +4,18 @@
  * the silos, counted in the counts line; pending deliveries and attempt logs stay behind. A file
  * from before webhooks still imports; a failed import leaves no webhook behind.
  */
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signatureHeaders } from '../../koa-silo/src/webhooks/signature.js';
-import { openStorage, oneStore, type OpenedStorage } from '../src/transfer/open-storage.js';
 import { removeImported } from '../src/transfer/rollback.js';
 import type { StoredWebhook } from '../src/transfer/format.js';
-import { parseStoreUrl } from '../src/stores.js';
-import { exportOf, removeTempDirs, seed, seededWebhooks, silo, sorted, sqliteUrl } from './transfer-fixtures.js';
+import { exportOf, removeTempDirs, seed, seededWebhooks, silo, sorted, sqliteRows, sqliteUrl, withStorage } from './transfer-fixtures.js';
 
 afterAll(() => removeTempDirs());
 
 const ACCOUNTS = ['team-0', 'team-1'];
 
-async function withStorage<T>(url: string, use: (opened: OpenedStorage) => Promise<T>): Promise<T> {
-  const opened = await openStorage(oneStore(parseStoreUrl(url)));
-  try {
-    return await use(opened);
-  } finally {
-    await opened.close();
-  }
-}
-
 const webhooksOf = (url: string): Promise<StoredWebhook[]> =>
   withStorage(url, async ({ storage }) => (await Promise.all(ACCOUNTS.map((a) => storage.listWebhooks(a)))).flat());
-
-function sqliteRows(url: string): number {
-  const db = new Database(parseStoreUrl(url).url.slice('sqlite://'.length), { readonly: true });
-  try {
-    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[];
-    return tables.reduce((n, t) => n + (db.prepare(`SELECT count(*) AS c FROM "${t.name}"`).get() as { c: number }).c, 0);
-  } finally {
-    db.close();
-  }
-}
 
 describe('webhooks in export and import (SQLite)', () => {
   const source = sqliteUrl('hooks-src');

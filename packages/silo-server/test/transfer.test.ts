@@ -6,36 +6,15 @@
  * Redis is in transfer-migrate.test.ts, which owns the test Redis's database 9.
  */
 import fs from 'node:fs';
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresAvailable, testSchema, type TestSchema } from '../../../test/support/postgres.js';
-import { openStorage, oneStore } from '../src/transfer/open-storage.js';
-import { parseStoreUrl } from '../src/stores.js';
-import { authenticates, exportOf, removeTempDirs, seed, silo, sorted, sqliteUrl, tempFile, type KeyValue } from './transfer-fixtures.js';
+import { authenticates, exportOf, removeTempDirs, seed, silo, sorted, sqliteRows, sqliteUrl, tempFile, withStorage, type KeyValue } from './transfer-fixtures.js';
 
 const havePostgres = await postgresAvailable();
 
 afterAll(() => removeTempDirs());
 
-/** Every row of every table of a SQLite store (0: nothing of Silo is left in it). */
-function sqliteRows(url: string): number {
-  const db = new Database(parseStoreUrl(url).url.slice('sqlite://'.length), { readonly: true });
-  try {
-    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[];
-    return tables.reduce((n, t) => n + (db.prepare(`SELECT count(*) AS c FROM "${t.name}"`).get() as { c: number }).c, 0);
-  } finally {
-    db.close();
-  }
-}
-
-async function isEmpty(url: string): Promise<boolean> {
-  const opened = await openStorage(oneStore(parseStoreUrl(url)));
-  try {
-    return await opened.storage.isEmpty();
-  } finally {
-    await opened.close();
-  }
-}
+const isEmpty = (url: string): Promise<boolean> => withStorage(url, ({ storage }) => storage.isEmpty());
 
 describe('export and import on SQLite', () => {
   const source = sqliteUrl('source');
