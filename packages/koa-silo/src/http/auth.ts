@@ -15,7 +15,7 @@ import type { AccountService, KeyType, Principal } from '../service/types.js';
 import { clientAddress } from './client.js';
 import type { RateLimit } from './rate-limit.js';
 import type { ConsoleService } from '../console/service.js';
-import { checkOrigin, sessionToken } from './session-cookie.js';
+import { checkOrigin, sessionHolder, sessionToken } from './session-cookie.js';
 
 const HEADER: Record<KeyType, string> = { manage: 'X-MAN-API', access: 'X-SILO-KEY' };
 
@@ -58,8 +58,7 @@ export function createAuth(deps: {
 
   /** The caller behind a console session: it may do what the account's keys may (contract §13). */
   async function sessionCaller(ctx: Context, token: string, type: KeyType): Promise<Principal> {
-    const who = await sessions!.resolve(token);
-    if (!who) throw new UnauthorizedError('Your console session has ended: sign in again');
+    const who = await sessionHolder(sessions!, token);
     checkOrigin(ctx);
     return { account: who.account, keyType: type, keyName: `console:${who.user}` };
   }
@@ -90,7 +89,7 @@ export function createAuth(deps: {
       const confirm = async () => {
         if (Date.now() - checkedAt < RECHECK_AFTER_MS) return;
         if (token === undefined) await accounts.authenticate(value, type);
-        else if (!(await sessions!.resolve(token))) throw new UnauthorizedError('Your console session has ended: sign in again');
+        else await sessionHolder(sessions!, token);
       };
       return { ...principal, plan, confirm };
     },

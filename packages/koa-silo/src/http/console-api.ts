@@ -19,7 +19,7 @@ import { readJson } from './body.js';
 import { clientAddress } from './client.js';
 import type { RateLimit } from './rate-limit.js';
 import { sendEmpty, sendJson } from './respond.js';
-import { checkOrigin, clearSessionCookie, sessionToken, setSessionCookie } from './session-cookie.js';
+import { checkOrigin, clearSessionCookie, sessionHolder, sessionToken, setSessionCookie } from './session-cookie.js';
 import { consoleKeyBody, signInBody, type ConsoleKeyBody, type SignInBody } from '../schemas/console.js';
 
 /** The rate-limit plan of sign-in attempts (per address, and per user name). */
@@ -29,7 +29,6 @@ export const SIGN_IN_PER_MINUTE = 10;
 const BODY = { bodyBytes: 16 * 1024, planBytes: 16 * 1024 };
 const checkSignIn = validator<SignInBody>(signInBody);
 const checkKey = validator<ConsoleKeyBody>(consoleKeyBody);
-const ENDED = 'Your console session has ended: sign in again';
 
 export interface ConsoleApiDeps {
   console: ConsoleService;
@@ -44,9 +43,7 @@ export function consoleApiHandlers(deps: ConsoleApiDeps) {
 
   /** The signed-in user, or 401; a mutating request must also come from this server's pages. */
   async function signedIn(ctx: Context): Promise<SignedIn> {
-    const token = sessionToken(ctx);
-    const who = token === undefined ? undefined : await deps.console.resolve(token);
-    if (!who) throw new UnauthorizedError(ENDED);
+    const who = await sessionHolder(deps.console, sessionToken(ctx));
     checkOrigin(ctx);
     return who;
   }

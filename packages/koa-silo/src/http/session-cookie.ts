@@ -4,6 +4,8 @@
  * made with it passes, a second guard against cross-site requests.
  */
 import type { Context } from 'koa';
+import type { ConsoleService, SignedIn } from '../console/service.js';
+import { UnauthorizedError } from '../errors.js';
 import { CrossSiteError } from './errors.js';
 
 export const SESSION_COOKIE = 'silo_session';
@@ -26,4 +28,11 @@ export function clearSessionCookie(ctx: Context): void {
 export function checkOrigin(ctx: Context): void {
   if (SAFE_METHODS.has(ctx.method)) return;
   if (ctx.get('Origin') !== `${ctx.protocol}://${ctx.host}`) throw new CrossSiteError();
+}
+
+/** Who holds session `token`, or 401 when it has ended (signed out, idle, user deleted). */
+export async function sessionHolder(sessions: ConsoleService, token: string | undefined): Promise<SignedIn> {
+  const who = token === undefined ? undefined : await sessions.resolve(token);
+  if (!who) throw new UnauthorizedError('Your console session has ended: sign in again');
+  return who;
 }
