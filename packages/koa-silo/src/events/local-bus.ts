@@ -28,10 +28,6 @@ export class LocalBus implements EventBus {
     return () => this.#listeners.delete(listener);
   }
 
-  get subscribers(): number {
-    return this.#listeners.size;
-  }
-
   async close(): Promise<void> {
     this.#listeners.clear();
   }

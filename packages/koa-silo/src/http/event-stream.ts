@@ -9,6 +9,9 @@
  */
 import type { Context } from 'koa';
 
+/** An event's lines up to its data. */
+const head = (event: string, id: number | undefined) => `event: ${event}\n${id === undefined ? '' : `id: ${id}\n`}data: `;
+
 /** Bytes a stream may have waiting in its socket before it is dropped. */
 const MAX_BUFFERED = 256 * 1024;
 
@@ -46,7 +49,7 @@ export class EventStream {
 
   /** An event as bytes, to send as it is to many streams (hold, FrameFlusher). */
   static frame(event: string, data: string, id?: number): Buffer {
-    return Buffer.from(`event: ${event}\n${id === undefined ? '' : `id: ${id}\n`}data: ${data}\n\n`, 'utf8');
+    return Buffer.from(`${head(event, id)}${data}\n\n`, 'utf8');
   }
 
   /** Keeps a frame made by `frame` for the next flush (FrameFlusher.add). */
@@ -70,9 +73,8 @@ export class EventStream {
   send(event: string, data: string | (string | Buffer)[], id?: number): boolean {
     // After what is held: events go out in order.
     this.flushHeld();
-    const head = `event: ${event}\n${id === undefined ? '' : `id: ${id}\n`}data: `;
-    if (typeof data === 'string') return this.#write(`${head}${data}\n\n`);
-    return this.#write(head) && data.every((part) => this.#write(part)) && this.#write('\n\n');
+    if (typeof data === 'string') return this.#write(`${head(event, id)}${data}\n\n`);
+    return this.#write(head(event, id)) && data.every((part) => this.#write(part)) && this.#write('\n\n');
   }
 
   onClose(fn: () => void): void {

@@ -124,7 +124,7 @@ function watchKey(stream: EventStream, caller: Caller): () => boolean {
 class Fanout {
   readonly #silos = new Map<string, Set<(event: SiloEvent) => void>>();
   readonly #accounts = new Map<string, Set<(event: SiloEvent) => void>>();
-  #unsubscribe: (() => void) | undefined;
+  #listening = false;
 
   constructor(private readonly bus: EventBus) {}
 
@@ -136,8 +136,10 @@ class Fanout {
     return this.#add(this.#accounts, account, listener);
   }
 
-  #add(map: Map<string, Set<(event: SiloEvent) => void>>, key: string, listener: (event: SiloEvent) => void): () => void {
-    this.#unsubscribe ??= this.bus.subscribe((event) => {
+  /** One subscription to the bus, for the life of the process's handlers. */
+  #listen(): void {
+    this.#listening = true;
+    this.bus.subscribe((event) => {
       for (const fn of [...(this.#silos.get(event.silo.file_uuid) ?? []), ...(this.#accounts.get(event.account) ?? [])]) {
         try {
           fn(event);
@@ -146,6 +148,10 @@ class Fanout {
         }
       }
     });
+  }
+
+  #add(map: Map<string, Set<(event: SiloEvent) => void>>, key: string, listener: (event: SiloEvent) => void): () => void {
+    if (!this.#listening) this.#listen();
     let set = map.get(key);
     if (!set) map.set(key, (set = new Set()));
     set.add(listener);
