@@ -2,6 +2,7 @@
  * Console users and sessions in storage: one record per user beside a list of their names (both in
  * the directory, changed together), and one record per session under the hash of its token.
  */
+import { parseOr } from './stored-json.js';
 import type { ConsoleSession, StoredUser } from '../console/types.js';
 import type { KeyvTextStore } from './keyv-text-store.js';
 import type { Optimistic } from './optimistic.js';
@@ -18,10 +19,6 @@ export interface ConsoleRecords {
   deleteSession(hash: string): Promise<void>;
 }
 
-function parse<T>(text: string | undefined, fallback: T): T {
-  return text === undefined ? fallback : (JSON.parse(text) as T);
-}
-
 export function createConsoleRecords({ main, keys, readModifyWrite }: { main: KeyvTextStore; keys: StorageKeys; readModifyWrite: Optimistic }): ConsoleRecords {
   return {
     async getUser(name) {
@@ -31,7 +28,7 @@ export function createConsoleRecords({ main, keys, readModifyWrite }: { main: Ke
 
     insertUser(user) {
       return readModifyWrite([keys.user(user.name), keys.users()], ([existing, list]) => {
-        const names = parse<string[]>(list, []);
+        const names = parseOr<string[]>(list, []);
         if (existing !== undefined || names.includes(user.name)) return { result: false };
         return { result: true, set: [[keys.user(user.name), JSON.stringify(user)], [keys.users(), JSON.stringify([...names, user.name])]] };
       });
@@ -40,13 +37,13 @@ export function createConsoleRecords({ main, keys, readModifyWrite }: { main: Ke
     removeUser(name) {
       return readModifyWrite([keys.user(name), keys.users()], ([existing, list]) => {
         if (existing === undefined) return { result: undefined };
-        const names = parse<string[]>(list, []).filter((n) => n !== name);
+        const names = parseOr<string[]>(list, []).filter((n) => n !== name);
         return { result: JSON.parse(existing) as StoredUser, set: [[keys.users(), JSON.stringify(names)]], delete: [keys.user(name)] };
       });
     },
 
     async listUsers() {
-      const names = parse<string[]>(await main.get(keys.users()), []);
+      const names = parseOr<string[]>(await main.get(keys.users()), []);
       const texts = await main.getMany(names.map((name) => keys.user(name)));
       return texts.flatMap((text) => (text === undefined ? [] : [JSON.parse(text) as StoredUser]));
     },

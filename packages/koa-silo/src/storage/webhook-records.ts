@@ -8,6 +8,7 @@
  * A delivery is claimed the same way (its entry rewritten with the claim's end as its due time),
  * so two instances never attempt one delivery at once.
  */
+import { parseOr } from './stored-json.js';
 import type { PendingDelivery, DeliveryAttempt, StoredWebhook } from '../webhooks/types.js';
 import type { Atomic } from './atomic.js';
 import type { KeyvTextStore } from './keyv-text-store.js';
@@ -49,14 +50,10 @@ interface Deps {
   outbox: ListIndex;
 }
 
-function parse<T>(text: string | undefined, fallback: T): T {
-  return text === undefined ? fallback : (JSON.parse(text) as T);
-}
-
 export function createWebhookRecords({ main, keys, atomic, outbox }: Deps): WebhookRecords {
   const readModifyWrite = optimistic(main, atomic);
 
-  const hooksOf = (text: string | undefined) => parse<StoredWebhook[]>(text, []);
+  const hooksOf = (text: string | undefined) => parseOr<StoredWebhook[]>(text, []);
 
   return {
     async listWebhooks(account) {
@@ -68,7 +65,7 @@ export function createWebhookRecords({ main, keys, atomic, outbox }: Deps): Webh
       return readModifyWrite([listKey, keys.hooked()], ([list, hooked]) => {
         const hooks = hooksOf(list);
         if (hooks.length >= max) return { result: false };
-        const accounts = parse<string[]>(hooked, []);
+        const accounts = parseOr<string[]>(hooked, []);
         return {
           result: true,
           set: [
@@ -104,14 +101,14 @@ export function createWebhookRecords({ main, keys, atomic, outbox }: Deps): Webh
 
     async unhookIfIdle(account) {
       await readModifyWrite([keys.webhooks(account), keys.hooked()], ([list, hooked]) => {
-        const accounts = parse<string[]>(hooked, []);
+        const accounts = parseOr<string[]>(hooked, []);
         if (hooksOf(list).length > 0 || !accounts.includes(account)) return { result: undefined };
         return { result: undefined, set: [[keys.hooked(), JSON.stringify(accounts.filter((a) => a !== account))]] };
       });
     },
 
     async hookedAccounts() {
-      return parse<string[]>(await main.get(keys.hooked()), []);
+      return parseOr<string[]>(await main.get(keys.hooked()), []);
     },
 
     async pendingDeliveries(account, limit) {
@@ -136,12 +133,12 @@ export function createWebhookRecords({ main, keys, atomic, outbox }: Deps): Webh
       const key = keys.deliveries(account, webhook);
       await readModifyWrite([key], ([list]) => ({
         result: undefined,
-        set: [[key, JSON.stringify([attempt, ...parse<DeliveryAttempt[]>(list, [])].slice(0, ATTEMPTS_KEPT))]],
+        set: [[key, JSON.stringify([attempt, ...parseOr<DeliveryAttempt[]>(list, [])].slice(0, ATTEMPTS_KEPT))]],
       }));
     },
 
     async listAttempts(account, webhook) {
-      return parse<DeliveryAttempt[]>(await main.get(keys.deliveries(account, webhook)), []);
+      return parseOr<DeliveryAttempt[]>(await main.get(keys.deliveries(account, webhook)), []);
     },
   };
 }
