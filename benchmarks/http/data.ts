@@ -117,3 +117,26 @@ export function make10mb(): Item[] {
 /** Scenario 3's element and path. */
 export const IDX = 7919;
 export const IDX_PATH = 'name';
+
+/** Makes one silo of a seed (role, data, public) and resolves with its file_uuid. */
+export type MakeSilo = (role: string, data: Record<string, unknown> | Item[], isPublic: boolean) => Promise<string>;
+
+/**
+ * The silos of a seed, in order: `big` is the 10 MB silo; `standard` the 1 KB (public), 1 MB
+ * (public), 10 000 items, contended and `patchCount` PATCH targets. Resolves with the PATCH targets.
+ * One list for every way of seeding (in-process, over HTTP), so that every server holds the same.
+ */
+export async function seedSilos(seed: 'standard' | 'big', patchCount: number, make: MakeSilo): Promise<string[]> {
+  if (seed === 'big') {
+    await make('big', make10mb(), true);
+    return [];
+  }
+  const d = standardData();
+  await make('small', d.doc1k, true);
+  await make('large', d.array1m, true);
+  await make('items', d.items10k, false);
+  await make('contended', d.doc1k, false);
+  const patchSilos: string[] = [];
+  for (let i = 0; i < patchCount; i++) patchSilos.push(await make(`patch${i}`, d.doc1k, false));
+  return patchSilos;
+}

@@ -3,7 +3,7 @@
  * without a programmatic hook (`silo serve`): the same silos, from the same generators (data.ts),
  * as server.ts makes through `silo.silos.create`.
  */
-import { make10mb, standardData } from './data.js';
+import { seedSilos } from './data.js';
 import type { ReadyLine, SeedKind } from './server.js';
 
 export type Seeded = Pick<ReadyLine, 'silos' | 'patchSilos' | 'bytes' | 'seedMs'>;
@@ -29,21 +29,10 @@ export async function seedOverHttp(base: string, manageKey: string, seed: SeedKi
   const started = performance.now();
   const silos: Record<string, string> = {};
   const bytes: Record<string, number> = {};
-  const patchSilos: string[] = [];
-  const create = async (role: string, data: unknown, isPublic: boolean) => {
+  const patchSilos = await seedSilos(seed, patchCount, async (role, data, isPublic) => {
     silos[role] = await createSilo(base, manageKey, `bench-${role}`, data, isPublic);
     bytes[role] = Buffer.byteLength(JSON.stringify(data));
     return silos[role];
-  };
-  if (seed === 'big') {
-    await create('big', make10mb(), true);
-  } else {
-    const d = standardData();
-    await create('small', d.doc1k, true);
-    await create('large', d.array1m, true);
-    await create('items', d.items10k, false);
-    await create('contended', d.doc1k, false);
-    for (let i = 0; i < patchCount; i++) patchSilos.push(await create(`patch${i}`, d.doc1k, false));
-  }
+  });
   return { silos, patchSilos, bytes, seedMs: performance.now() - started };
 }

@@ -29,7 +29,7 @@ import { pathToFileURL } from 'node:url';
 import * as builtKoaSilo from '../../packages/koa-silo/dist/index.js';
 import type { Silo, SiloData, SiloOptions } from '../../packages/koa-silo/dist/index.js';
 import { openStores, parseStoreUrl, type Stores } from '../../packages/silo-server/dist/stores.js';
-import { make10mb, standardData } from './data.js';
+import { seedSilos } from './data.js';
 
 import type { SiloKind, StoreKind } from './kinds.js';
 
@@ -119,23 +119,12 @@ async function seedSilo(silo: Silo): Promise<Omit<ReadyLine, 'ready' | 'pid' | '
   const access = await silo.accounts.createKey({ account: 'bench', type: 'access', name: 'bench' });
   const silos: Record<string, string> = {};
   const bytes: Record<string, number> = {};
-  const patchSilos: string[] = [];
-  const create = async (role: string, data: SiloData, isPublic: boolean) => {
-    const record = await silo.silos.create('bench', { file_name: `bench-${role}`, file_data: data, is_public: isPublic });
+  const patchSilos = await seedSilos(seed, patchCount, async (role, data, isPublic) => {
+    const record = await silo.silos.create('bench', { file_name: `bench-${role}`, file_data: data as SiloData, is_public: isPublic });
     silos[role] = record.file_uuid;
     bytes[role] = record.size;
     return record.file_uuid;
-  };
-  if (seed === 'big') {
-    await create('big', make10mb(), true);
-  } else {
-    const d = standardData();
-    await create('small', d.doc1k, true);
-    await create('large', d.array1m, true);
-    await create('items', d.items10k, false);
-    await create('contended', d.doc1k, false);
-    for (let i = 0; i < patchCount; i++) patchSilos.push(await create(`patch${i}`, d.doc1k, false));
-  }
+  });
   return { keys: { manage: manage.key, access: access.key }, silos, patchSilos, bytes, seedMs: performance.now() - started };
 }
 
