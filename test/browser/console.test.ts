@@ -123,6 +123,8 @@ describe.skipIf(!haveChromium)('the web console in Chromium', () => {
     await page.getByRole('link', { name: 'History and restore' }).click();
     await page.getByRole('link', { name: 'View version 1' }).click();
     await page.getByRole('button', { name: 'Restore version 1' }).waitFor();
+    // The version's own data, read only, beside the diff.
+    await expect.poll(() => page.getByLabel('Data of version 1 (read only)').textContent()).toContain('"dark"');
     await shot('history');
     await page.getByRole('button', { name: 'Restore version 1' }).click();
     const uuid = /#\/silos\/([0-9a-f-]{36})/.exec(page.url())![1]!;
