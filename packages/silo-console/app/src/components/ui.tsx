@@ -1,4 +1,5 @@
 import type { ComponentChildren } from 'preact';
+import { REGIONS, type Region } from '../lib/types.js';
 
 /** An error in words, beside what caused it; role=alert so it is read out when it appears. */
 export function ErrorText({ id, message }: { id?: string; message: string | undefined | null }) {
@@ -51,4 +52,17 @@ export function Field({
 export function describedBy(id: string, opts: { hint?: boolean; error?: string | undefined }): string | undefined {
   const ids = [opts.hint ? `${id}-hint` : '', opts.error ? `${id}-error` : ''].filter((s) => s !== '');
   return ids.length > 0 ? ids.join(' ') : undefined;
+}
+
+/** The region picker (the select of a Field labelled `Region`). */
+export function RegionSelect({ id, value, onChange }: { id: string; value: Region; onChange: (region: Region) => void }) {
+  return (
+    <select id={id} value={value} onChange={(e) => onChange(e.currentTarget.value as Region)}>
+      {REGIONS.map((r) => (
+        <option key={r} value={r}>
+          {r}
+        </option>
+      ))}
+    </select>
+  );
 }

@@ -3,9 +3,9 @@ import { api } from '../api/endpoints.js';
 import { go, useAction } from '../hooks.js';
 import { checkSiloData } from '../lib/json.js';
 import { href } from '../lib/routes.js';
-import { REGIONS, type Region } from '../lib/types.js';
+import type { Region } from '../lib/types.js';
 import { LazyJsonEditor as JsonEditor } from '../components/LazyJsonEditor.js';
-import { describedBy, ErrorText, Field } from '../components/ui.js';
+import { describedBy, ErrorText, Field, RegionSelect } from '../components/ui.js';
 
 const EXAMPLE = '[\n  {\n    "name": "Ada",\n    "age": 36\n  }\n]\n';
 
@@ -51,13 +51,7 @@ export function NewSilo() {
           />
         </Field>
         <Field id="new-region" label="Region">
-          <select id="new-region" value={region} onChange={(e) => setRegion(e.currentTarget.value as Region)}>
-            {REGIONS.map((r) => (
-              <option key={r} value={r}>
-                {r}
-              </option>
-            ))}
-          </select>
+          <RegionSelect id="new-region" value={region} onChange={setRegion} />
         </Field>
         <div class="field check">
           <input id="new-public" type="checkbox" checked={isPublic} onChange={(e) => setIsPublic(e.currentTarget.checked)} />

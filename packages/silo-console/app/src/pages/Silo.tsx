@@ -4,11 +4,11 @@ import { go, useAction, useLoad } from '../hooks.js';
 import { formatTime } from '../lib/format.js';
 import { checkSiloData, dataFromGetSilo } from '../lib/json.js';
 import { href } from '../lib/routes.js';
-import { REGIONS, type Region, type SiloMeta } from '../lib/types.js';
+import type { Region, SiloMeta } from '../lib/types.js';
 import { useSession } from '../session.js';
 import { ConfirmByName } from '../components/ConfirmByName.js';
 import { LazyJsonEditor as JsonEditor } from '../components/LazyJsonEditor.js';
-import { describedBy, ErrorText, Field, StatusText } from '../components/ui.js';
+import { describedBy, ErrorText, Field, RegionSelect, StatusText } from '../components/ui.js';
 
 async function loadSilo(uuid: string): Promise<{ meta: SiloMeta; text: string }> {
   const [meta, raw] = await Promise.all([api.meta(uuid), api.dataText(uuid)]);
@@ -240,13 +240,7 @@ function SettingsSection({ meta, onChanged }: { meta: SiloMeta; onChanged: (m: S
         }}
       >
         <Field id="silo-region" label="Region" error={move.fields['region_name'] ?? move.error}>
-          <select id="silo-region" value={region} onChange={(e) => setRegion(e.currentTarget.value as Region)}>
-            {REGIONS.map((r) => (
-              <option key={r} value={r}>
-                {r}
-              </option>
-            ))}
-          </select>
+          <RegionSelect id="silo-region" value={region} onChange={setRegion} />
         </Field>
         <button type="submit" disabled={move.busy || region === meta.region_name}>
           Move to region
