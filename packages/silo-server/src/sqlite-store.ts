@@ -23,6 +23,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import Keyv, { type KeyvStoreAdapter, type StoredData } from 'keyv';
 import type { AtomicBatch } from 'koa-silo';
+import { groupCommitOf } from './group-commit.js';
 import { AdapterEvents, prefixEnd } from './store-adapter.js';
 
 export type SqliteSynchronous = 'normal' | 'full';
@@ -221,12 +222,13 @@ export class SqliteStore extends AdapterEvents implements KeyvStoreAdapter {
   }
 
   /**
-   * Applies koa-silo's AtomicBatch in one IMMEDIATE transaction (its commit point): every expected
-   * value checked, then every write, the sorted index's included; all or nothing, atomic across
-   * every process sharing the file, durable as every commit of this store.
+   * Applies koa-silo's AtomicBatch in the connection's next group commit (an IMMEDIATE
+   * transaction, this batch a savepoint of it): every expected value checked, then every write,
+   * the sorted index's included; all or nothing, atomic across every process sharing the file,
+   * and settled only once committed, durable as every commit of this store.
    */
-  atomic(batch: AtomicBatch): boolean {
-    return this.#atomic.immediate(batch);
+  atomic(batch: AtomicBatch): Promise<boolean> {
+    return groupCommitOf(this.#db).run(() => this.#atomic(batch));
   }
 
   /** Whether `other` is a store of the same connection: one transaction reaches both tables. */

@@ -271,13 +271,13 @@ describe('the sorted index (the listing index of koa-silo)', () => {
     expect(s.sortedIndex.count('silo:index:acme')).toBe(29);
   });
 
-  it('commits an atomic batch only when every expected value holds, index included', () => {
+  it('commits an atomic batch only when every expected value holds, index included', async () => {
     const s = store(tmpFile(), { table: 'main' });
     const batch = { expect: [['head', undefined]] as [string, string | undefined][], set: [['head', 'v1'], ['ver', 'e1']] as [string, string][], delete: [], indexAdd: [['idx', -5, 'm']] as [string, number, string][], indexRemove: [] };
-    expect(s.atomic(batch)).toBe(true);
-    expect(s.atomic(batch)).toBe(false); // head is there now: nothing of the batch applies
+    expect(await s.atomic(batch)).toBe(true);
+    expect(await s.atomic(batch)).toBe(false); // head is there now: nothing of the batch applies
     expect(s.sortedIndex.count('idx')).toBe(1);
-    expect(s.atomic({ expect: [['head', 'v1']], set: [['head', 'v2']], delete: ['ver'], indexAdd: [], indexRemove: [['idx', 'm']] })).toBe(true);
+    expect(await s.atomic({ expect: [['head', 'v1']], set: [['head', 'v2']], delete: ['ver'], indexAdd: [], indexRemove: [['idx', 'm']] })).toBe(true);
     expect(s.database.prepare('SELECT key, value FROM main ORDER BY key').all()).toEqual([{ key: 'head', value: 'v2' }]);
     expect(s.sortedIndex.count('idx')).toBe(0);
     expect(s.keysWithPrefix('he')).toEqual(['head']);

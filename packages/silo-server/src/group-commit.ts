@@ -1,0 +1,74 @@
+/**
+ * Group commit for one SQLite connection: the atomic batches that requests hand in during one turn
+ * of the event loop commit together, in one IMMEDIATE transaction, each batch in a savepoint of
+ * its own. A commit's fixed cost (the WAL frame headers, the wal-index update, the occasional
+ * checkpoint) is then paid once per group instead of once per write: at 50 concurrent writers,
+ * groups of 10 to 30 batches.
+ *
+ * The promise of every write is unchanged: a batch's promise settles only after the transaction
+ * holding it has committed (or failed), so nothing is acknowledged before it is in the WAL. A batch
+ * that fails on its own (its statement throws) rolls back its savepoint only and rejects; the others
+ * commit. When the commit itself fails, every batch of the group rejects: none of them is written.
+ */
+import type Database from 'better-sqlite3';
+
+interface Queued {
+  run: () => unknown;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+export class GroupCommit {
+  #queue: Queued[] = [];
+  readonly #group: Database.Transaction<(queued: readonly Queued[]) => Outcome[]>;
+
+  constructor(db: Database.Database) {
+    this.#group = db.transaction((queued: readonly Queued[]) =>
+      queued.map((q): Outcome => {
+        try {
+          return { ok: true, value: q.run() };
+        } catch (error) {
+          // Some errors (a full disk, I/O) end the whole transaction: then no batch of it stands.
+          if (!db.inTransaction) throw error;
+          return { ok: false, error };
+        }
+      }),
+    );
+  }
+
+  /**
+   * Runs `write` (a better-sqlite3 transaction function: inside the group it becomes a savepoint)
+   * in the next group commit; resolves with its result once the group is committed.
+   */
+  run<T>(write: () => T): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      if (this.#queue.push({ run: write, resolve: resolve as (value: unknown) => void, reject }) === 1) {
+        setImmediate(() => this.#commit());
+      }
+    });
+  }
+
+  #commit(): void {
+    const queued = this.#queue;
+    this.#queue = [];
+    let outcomes: Outcome[];
+    try {
+      outcomes = this.#group.immediate(queued);
+    } catch (error) {
+      for (const q of queued) q.reject(error);
+      return;
+    }
+    outcomes.forEach((outcome, i) => (outcome.ok ? queued[i]!.resolve(outcome.value) : queued[i]!.reject(outcome.error)));
+  }
+}
+
+const groups = new WeakMap<Database.Database, GroupCommit>();
+
+/** The group commit of `db`, shared by every store on that connection. */
+export function groupCommitOf(db: Database.Database): GroupCommit {
+  let group = groups.get(db);
+  if (!group) groups.set(db, (group = new GroupCommit(db)));
+  return group;
+}
