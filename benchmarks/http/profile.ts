@@ -8,8 +8,9 @@
  *        [--dir=/tmp/...] [--top=30] [--silo-module=PATH of another koa-silo build's dist/index.js]
  *
  * Scenario ids are those of the results (s1-memory, s3-sqlite, s6-redis, s4-postgres, s1-serve-sqlite,
- * base-koa, ...; silo serve runs as `node --cpu-prof ... packages/silo-server/bin/silo.js serve`), plus
- * mem-<store>-public and mem-<store>-query: the 10 MB silo read by 20 connections.
+ * base-koa, base-json-server-filter, base-json-server1-doc, ...; silo serve runs as
+ * `node --cpu-prof ... packages/silo-server/bin/silo.js serve`), plus mem-<store>-public and
+ * mem-<store>-query: the 10 MB silo read by 20 connections.
  */
 import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import os from 'node:os';
@@ -131,7 +132,8 @@ export async function profileScenario(
   options: { sec?: number; connections?: number; dir?: string; top?: number; siloModule?: string; log?: (line: string) => void } = {},
 ): Promise<ProfileSummary> {
   const log = options.log ?? ((line: string) => console.log(line));
-  const dir = options.dir ?? mkdtempSync(path.join(os.tmpdir(), 'silo-cpuprof-'));
+  // Absolute: the json-server 1.0 baseline changes its working directory (baselines.ts).
+  const dir = path.resolve(options.dir ?? mkdtempSync(path.join(os.tmpdir(), 'silo-cpuprof-')));
   const nodeArgs = ['--cpu-prof', `--cpu-prof-dir=${dir}`];
   const data = standardData();
   let silo: SiloTarget | undefined;
@@ -165,7 +167,8 @@ export async function profileScenario(
       log(`validate: ${await scenario.validate()}`);
       request = scenario.request;
     } else if (id.startsWith('base-')) {
-      const kind: BaselineKind = id === 'base-koa' ? 'koa' : id === 'base-node' ? 'node' : 'json-server';
+      const kind: BaselineKind =
+        id === 'base-koa' ? 'koa' : id === 'base-node' ? 'node' : id.startsWith('base-json-server1-') ? 'json-server-1' : 'json-server';
       baseline = await startBaseline(kind, { nodeArgs });
       const scenario = baselineScenarios({ [kind]: { port: baseline.ready.port, pid: baseline.pid } }, data).find((s) => s.id === id);
       if (!scenario) throw new Error(`no scenario ${id}`);

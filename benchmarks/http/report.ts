@@ -16,7 +16,8 @@ const TARGET_LABEL: Record<Target, string> = {
   'serve-redis': 'silo serve, Redis',
   koa: 'Koa + @koa/router',
   node: 'node:http',
-  'json-server': 'json-server',
+  'json-server': 'json-server 0.17',
+  'json-server-1': 'json-server 1.0 beta',
 };
 
 const GROUP_ORDER: Group[] = ['1', '2', '3', '4', '5', '5b', '6'];
@@ -63,6 +64,11 @@ function escapeMd(text: string): string {
   return text.replace(/\|/g, '\\|');
 }
 
+/** Whether the run measured json-server's 1.0 beta line (results older than it did not). */
+function hasJsonServer1(r: HttpBenchResults): boolean {
+  return r.scenarios.some((s) => s.target === 'json-server-1');
+}
+
 export function renderMarkdown(r: HttpBenchResults): string {
   const m = r.machine;
   const lines: string[] = [];
@@ -70,6 +76,7 @@ export function renderMarkdown(r: HttpBenchResults): string {
   const date = r.generatedAt.replace('T', ' ').replace(/\.\d+Z$/, ' UTC');
   const met = r.targets.filter((t) => t.met === true).length;
   const missed = r.targets.filter((t) => t.met === false).length;
+  const js1 = hasJsonServer1(r);
 
   push(
     '# HTTP benchmarks',
@@ -80,6 +87,10 @@ export function renderMarkdown(r: HttpBenchResults): string {
     'three-master Redis Cluster, and `silo serve` as shipped (spawned as a user starts it, request log on, through a pipe into',
     'a file) on SQLite and Redis, against bare Koa + @koa/router, bare `node:http` and json-server, measured in one run with',
     'the same harness.',
+    js1
+      ? '\njson-server is measured twice: 0.17.4 (the issue\'s peer) and its 1.0 beta line at 1.0.0-beta.3, the last 1.0 beta' +
+        '\nthat runs on Node 20 (beta.4 and later require Node >= 22.12; these benchmarks and CI run Node 20).'
+      : '',
     r.mode === 'full' ? '' : `\n**${r.mode} mode**: not the reference numbers.\n`,
     `- Date: ${date}; commit ${r.commit ?? 'unknown'}; ${Math.round(r.durationSeconds)} s in all.`,
     `- Machine: ${m.cpuModel}, ${m.cores} cores, ${m.memoryGiB.toFixed(1)} GiB, ${m.platform} ${m.osRelease} (${m.arch});`,
@@ -123,10 +134,11 @@ export function renderMarkdown(r: HttpBenchResults): string {
     '',
     'Ratios are median req/s ÷ the baseline\'s median req/s. "vs json-server" compares scenario 1 with json-server serving the same',
     '1 KB document and scenario 4 with json-server filtering the same 10 000 items (`/items?category=c7`). Latency in ms.',
+    ...(js1 ? ['Two columns for json-server: 0.17.4, and beside it its 1.0 beta line (1.0.0-beta.3).'] : []),
     'Server CPU µs/req: CPU time of the server process per response (the CPU of Redis, PostgreSQL and the cluster\'s nodes is not included).',
     '',
-    '| # | Scenario | Server / store | req/s | ± | p50 | p99 | server CPU µs/req | vs Koa | vs node:http | vs json-server | errors / non-2xx |',
-    '|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|',
+    `| # | Scenario | Server / store | req/s | ± | p50 | p99 | server CPU µs/req | vs Koa | vs node:http | vs json-server${js1 ? ' 0.17 | vs json-server 1.0β' : ''} | errors / non-2xx |`,
+    `|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|${js1 ? '---:|' : ''}---|`,
   );
   const rows = [...r.scenarios].sort((a, b) => {
     const ga = a.group === 'baseline' ? 99 : GROUP_ORDER.indexOf(a.group);
@@ -139,7 +151,7 @@ export function renderMarkdown(r: HttpBenchResults): string {
     push(
       `| ${label} | ${escapeMd(title)} | ${TARGET_LABEL[s.target]} | ${num(s.median.reqPerSec)} | ${mad(s)} | ${ms(s.median.p50)} | ${ms(s.median.p99)} | ` +
         `${s.median.serverCpuUsPerReq === null ? 'n/a' : num(s.median.serverCpuUsPerReq)} | ` +
-        `${pct(s.ratios.koa)} | ${pct(s.ratios.node)} | ${times(s.ratios.jsonServer)} | ${status(s)} |`,
+        `${pct(s.ratios.koa)} | ${pct(s.ratios.node)} | ${times(s.ratios.jsonServer)} | ${js1 ? `${times(s.ratios.jsonServer1 ?? null)} | ` : ''}${status(s)} |`,
     );
   }
 
@@ -229,13 +241,16 @@ export function renderMarkdown(r: HttpBenchResults): string {
 }
 
 // ---------------------------------------------------------------------------------------------
-// SVG: horizontal bars of median req/s, grouped by scenario, one bar per store; baselines last.
+// SVG: horizontal bars of median req/s, grouped by scenario, one bar per store; baselines last,
+// in this order.
 
 const BASELINE_LABEL: Record<string, string> = {
   'base-node': 'bare node:http (1 KB)',
   'base-koa': 'bare Koa + @koa/router (1 KB)',
-  'base-json-server-doc': 'json-server: 1 KB document',
-  'base-json-server-filter': 'json-server: filter of 10 000 items',
+  'base-json-server-doc': 'json-server 0.17: 1 KB document',
+  'base-json-server1-doc': 'json-server 1.0 beta: 1 KB document',
+  'base-json-server-filter': 'json-server 0.17: filter of 10 000 items',
+  'base-json-server1-filter': 'json-server 1.0 beta: filter of 10 000 items',
 };
 
 const COLORS: Record<Target, string> = {
@@ -249,10 +264,18 @@ const COLORS: Record<Target, string> = {
   koa: '#555555',
   node: '#888888',
   'json-server': '#7a4fa3',
+  'json-server-1': '#b48ad6',
 };
 
 function esc(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+}
+
+/** "3.1× json-server", or "3.1× / 2.5× json-server 0.17 / 1.0β" when the 1.0 beta line ran too. */
+function jsonServerRatios(s: ScenarioResult): string {
+  const { jsonServer: old, jsonServer1: beta } = s.ratios;
+  if (beta == null) return old === null ? '' : `${times(old)} json-server`;
+  return old === null ? `${times(beta)} json-server 1.0β` : `${times(old)} / ${times(beta)} json-server 0.17 / 1.0β`;
 }
 
 function niceMax(v: number): number {
@@ -276,7 +299,7 @@ export function renderSvg(r: HttpBenchResults): string {
     const bars = r.scenarios.filter((s) => s.group === g);
     if (bars.length > 0) groups.push({ title: `${g}. ${GROUP_TITLES[g].replace(/`/g, '')}`, bars });
   }
-  const base = ['base-node', 'base-koa', 'base-json-server-doc', 'base-json-server-filter'].map((id) => by.get(id)).filter((s): s is ScenarioResult => !!s);
+  const base = Object.keys(BASELINE_LABEL).map((id) => by.get(id)).filter((s): s is ScenarioResult => !!s);
   if (base.length > 0) groups.push({ title: 'Baselines', bars: base });
 
   const max = niceMax(Math.max(...r.scenarios.map((s) => (Number.isFinite(s.median.reqPerSec) ? s.median.reqPerSec : 0))));
@@ -292,10 +315,11 @@ export function renderSvg(r: HttpBenchResults): string {
       body.push(`<text x="${labelW - 8}" y="${y + barH - 3}" class="label" text-anchor="end">${esc(label)}</text>`);
       if (s.valid && Number.isFinite(v)) {
         body.push(`<rect x="${labelW}" y="${y}" width="${Math.max(1, x(v) - labelW).toFixed(1)}" height="${barH}" fill="${COLORS[s.target]}"><title>${esc(`${s.id}: ${num(v)} req/s, p50 ${ms(s.median.p50)} ms, p99 ${ms(s.median.p99)} ms`)}</title></rect>`);
+        const js = jsonServerRatios(s);
         const extra = (s.group === '1' || s.group === '3') && s.ratios.koa !== null
-          ? ` (${pct(s.ratios.koa)} of Koa${s.group === '1' && s.ratios.jsonServer !== null ? `, ${times(s.ratios.jsonServer)} json-server` : ''})`
-          : s.group === '4' && s.ratios.jsonServer !== null
-            ? ` (${times(s.ratios.jsonServer)} json-server)`
+          ? ` (${pct(s.ratios.koa)} of Koa${s.group === '1' && js ? `, ${js}` : ''})`
+          : s.group === '4' && js
+            ? ` (${js})`
             : '';
         // Target marks: where the bar would have to reach (required × the baseline's median).
         const marks = r.targets.filter((t) => t.scenarioId === s.id && t.versus !== '300 MB');

@@ -1,8 +1,8 @@
 /**
  * HTTP benchmarks (issues 5, 11 and 14): Silo on memory, SQLite, Redis, PostgreSQL and Redis Cluster
  * (koa-silo on a bare Koa app), and `silo serve` as shipped on SQLite and Redis, against bare Koa +
- * @koa/router, bare node:http and json-server, each server in its own process, autocannon driven
- * from here.
+ * @koa/router, bare node:http and json-server (0.17 and its 1.0 beta line), each server in its own
+ * process, autocannon driven from here.
  *
  *   node --import tsx benchmarks/http/run.ts [--quick] [--rounds=N] [--round-sec=S] [--warmup-sec=S]
  *        [--connections=N] [--stores=memory,sqlite,redis,postgres,cluster,serve-sqlite,serve-redis]
@@ -76,7 +76,7 @@ export interface HttpBenchOptions {
 const RESULTS_DIR = new URL('../results/', import.meta.url);
 const MEMORY_LIMIT_BYTES = 300_000_000;
 const ALL_STORES: readonly SiloKind[] = SILO_KINDS;
-const BASELINES: BaselineKind[] = ['node', 'koa', 'json-server'];
+const BASELINES: BaselineKind[] = ['node', 'koa', 'json-server', 'json-server-1'];
 
 function median(values: readonly number[]): number {
   const s = [...values].sort((a, b) => a - b);
@@ -179,7 +179,7 @@ function summarize(
     totals,
     valid: problems.length === 0 && rounds.length > 0,
     ...(problems.length ? { invalidReason: problems.join('; ') } : {}),
-    ratios: { koa: null, node: null, jsonServer: null },
+    ratios: { koa: null, node: null, jsonServer: null, jsonServer1: null },
   };
 }
 
@@ -193,11 +193,14 @@ function addRatios(results: ScenarioResult[]): void {
   const node = rate('base-node');
   const jsDoc = rate('base-json-server-doc');
   const jsFilter = rate('base-json-server-filter');
+  const js1Doc = rate('base-json-server1-doc');
+  const js1Filter = rate('base-json-server1-filter');
   for (const r of results) {
     const mine = r.valid ? r.median.reqPerSec : null;
     const div = (b: number | null) => (mine === null || b === null ? null : mine / b);
     const jsonServer = r.group === '1' ? div(jsDoc) : r.group === '4' ? div(jsFilter) : null;
-    r.ratios = { koa: div(koa), node: div(node), jsonServer };
+    const jsonServer1 = r.group === '1' ? div(js1Doc) : r.group === '4' ? div(js1Filter) : null;
+    r.ratios = { koa: div(koa), node: div(node), jsonServer, jsonServer1 };
   }
 }
 
@@ -243,6 +246,8 @@ function evaluateTargets(results: ScenarioResult[], stores: readonly SiloKind[])
   // Issue 14: the server as shipped, on its default store.
   check('silo serve on SQLite: scenario 1 ≥ 80% of bare Koa + router', 's1-serve-sqlite', 'base-koa', 0.8);
   check('silo serve on SQLite: scenario 3 ≥ 75% of bare Koa + router', 's3-serve-sqlite', 'base-koa', 0.75);
+  // json-server 0.17, the peer of issue 5's targets; its 1.0 beta line is shown beside it (column
+  // "vs json-server 1.0β"), as a peer, not a target.
   for (const store of stores) check(`scenario 1 ≥ 2× json-server's 1 KB document (${store})`, `s1-${store}`, 'base-json-server-doc', 2);
   for (const store of stores) check(`scenario 4 ≥ 2× json-server's filter (${store})`, `s4-${store}`, 'base-json-server-filter', 2);
   return targets;
@@ -253,8 +258,8 @@ function evaluateTargets(results: ScenarioResult[], stores: readonly SiloKind[])
  * round (the baseline and its contenders within ~20 s), the rest after them.
  */
 const BLOCKS: RegExp[] = [
-  /^(base-koa|base-node|base-json-server-doc|s1-.*|s3-(memory|sqlite|serve-sqlite))$/,
-  /^(base-json-server-filter|s4-.*)$/,
+  /^(base-koa|base-node|base-json-server1?-doc|s1-.*|s3-(memory|sqlite|serve-sqlite))$/,
+  /^(base-json-server1?-filter|s4-.*)$/,
 ];
 
 function blocksOf(scenarios: Scenario[]): Scenario[][] {
@@ -419,7 +424,7 @@ export async function runHttpBenchmarks(options: HttpBenchOptions = {}): Promise
       for (const kind of BASELINES) {
         const b = await startBaseline(kind);
         baselines.set(kind, b);
-        log(`  ${kind.padEnd(11)} pid ${b.pid}, port ${b.ready.port}`);
+        log(`  ${kind.padEnd(13)} pid ${b.pid}, port ${b.ready.port}`);
       }
 
       let scenarios: Scenario[] = [
@@ -484,6 +489,7 @@ export async function runHttpBenchmarks(options: HttpBenchOptions = {}): Promise
             (r.median.serverCpuUsPerReq !== null ? ` · server CPU ${r.median.serverCpuUsPerReq.toFixed(0)} µs/req` : '') +
             (r.ratios.koa !== null ? ` · ${(r.ratios.koa * 100).toFixed(0)}% of Koa` : '') +
             (r.ratios.jsonServer !== null ? ` · ${r.ratios.jsonServer.toFixed(1)}× json-server` : '') +
+            (r.ratios.jsonServer1 != null ? ` · ${r.ratios.jsonServer1.toFixed(1)}× json-server 1.0β` : '') +
             (r.valid ? '' : ` · INVALID: ${r.invalidReason ?? ''}`),
         );
       }
@@ -547,6 +553,8 @@ export async function runHttpBenchmarks(options: HttpBenchOptions = {}): Promise
     versions: {
       autocannon: packageVersion('autocannon'),
       'json-server': packageVersion('json-server'),
+      // The 1.0 beta line, installed as the npm alias json-server-1 (beta.3: later betas need Node >= 22.12).
+      'json-server (1.0 beta line)': packageVersion('json-server-1'),
       koa: packageVersion('koa'),
       '@koa/router': packageVersion('@koa/router'),
       keyv: packageVersion('keyv'),

@@ -3,11 +3,12 @@
  */
 import { isDeepStrictEqual, inspect } from 'node:util';
 import { IDX, IDX_PATH, SEARCH_CATEGORY, type StandardData } from './data.js';
+import type { BaselineKind } from './baselines.js';
 import type { LoadRequest } from './load.js';
 import type { SiloKind } from './kinds.js';
 import type { ReadyLine } from './server.js';
 
-export type Target = SiloKind | 'koa' | 'node' | 'json-server';
+export type Target = SiloKind | BaselineKind;
 
 /** Scenario groups: the six of the issue, the extra 5b, and the baselines. */
 export type Group = '1' | '2' | '3' | '4' | '5' | '5b' | '6' | 'baseline';
@@ -224,8 +225,15 @@ export function siloScenarios(ready: ReadyLine, data: StandardData): Scenario[] 
   ];
 }
 
+/** The json-server peers: scenario ids `base-<id>-doc` and `base-<id>-filter`. */
+const JSON_SERVERS: ReadonlyArray<{ kind: BaselineKind; id: string; name: string; stringIds: boolean }> = [
+  { kind: 'json-server', id: 'json-server', name: 'json-server 0.17.4', stringIds: false },
+  // 1.0 turns numeric ids into strings when it starts (its Service's fixItemsIds): the same items otherwise.
+  { kind: 'json-server-1', id: 'json-server1', name: 'json-server 1.0.0-beta.3', stringIds: true },
+];
+
 export function baselineScenarios(
-  servers: Partial<Record<'koa' | 'node' | 'json-server', { port: number; pid: number }>>,
+  servers: Partial<Record<BaselineKind, { port: number; pid: number }>>,
   data: StandardData,
 ): Scenario[] {
   const docText = JSON.stringify(data.doc1k);
@@ -251,17 +259,19 @@ export function baselineScenarios(
       },
     });
   }
-  const js = servers['json-server'];
-  if (js !== undefined) {
-    const docUrl = `http://127.0.0.1:${js.port}/doc`;
-    const filterUrl = `http://127.0.0.1:${js.port}/items?category=${SEARCH_CATEGORY}`;
+  for (const js of JSON_SERVERS) {
+    const server = servers[js.kind];
+    if (server === undefined) continue;
+    const expectedMatches = js.stringIds ? matches.map((i) => ({ ...i, id: String(i.id) })) : matches;
+    const docUrl = `http://127.0.0.1:${server.port}/doc`;
+    const filterUrl = `http://127.0.0.1:${server.port}/items?category=${SEARCH_CATEGORY}`;
     out.push(
       {
-        id: 'base-json-server-doc',
+        id: `base-${js.id}-doc`,
         group: 'baseline',
-        target: 'json-server',
-        pid: js.pid,
-        title: 'json-server 0.17.4, the 1 KB document',
+        target: js.kind,
+        pid: server.pid,
+        title: `${js.name}, the 1 KB document`,
         shown: 'GET /doc',
         request: { url: docUrl },
         async validate() {
@@ -272,18 +282,18 @@ export function baselineScenarios(
         },
       },
       {
-        id: 'base-json-server-filter',
+        id: `base-${js.id}-filter`,
         group: 'baseline',
-        target: 'json-server',
-        pid: js.pid,
-        title: 'json-server 0.17.4, the 10 000 items filtered by category',
+        target: js.kind,
+        pid: server.pid,
+        title: `${js.name}, the 10 000 items filtered by category`,
         shown: `GET /items?category=${SEARCH_CATEGORY}`,
         request: { url: filterUrl },
         async validate() {
           const got = await call(filterUrl);
           expectStatus(this.id, got, 200);
-          expectJson(this.id, got, matches);
-          return `200, the same ${matches.length} elements (pretty-printed: ${bytes(got.text)})`;
+          expectJson(this.id, got, expectedMatches);
+          return `200, the same ${matches.length} elements${js.stringIds ? ', ids as strings' : ''} (pretty-printed: ${bytes(got.text)})`;
         },
       },
     );

@@ -23,8 +23,11 @@ export interface ScenarioResult {
   /** False when any round had a non-2xx answer, an error or a timeout: the numbers do not count. */
   valid: boolean;
   invalidReason?: string;
-  /** Median req/s ÷ the baselines' (null where a baseline was not measured). */
-  ratios: { koa: number | null; node: number | null; jsonServer: number | null };
+  /**
+   * Median req/s ÷ the baselines' (null where a baseline was not measured). `jsonServer` is
+   * json-server 0.17's, `jsonServer1` its 1.0 beta line's (absent from results older than it).
+   */
+  ratios: { koa: number | null; node: number | null; jsonServer: number | null; jsonServer1?: number | null };
   note?: string;
 }
 
