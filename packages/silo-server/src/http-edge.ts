@@ -32,7 +32,10 @@ function isHttp11(req: IncomingMessage): boolean {
  */
 function normaliseTarget(req: IncomingMessage): EdgeRefusal | undefined {
   let hosts = 0;
-  for (let i = 0; i < req.rawHeaders.length; i += 2) if (req.rawHeaders[i]!.toLowerCase() === 'host') hosts++;
+  for (let i = 0; i < req.rawHeaders.length; i += 2) {
+    const name = req.rawHeaders[i]!;
+    if (name.length === 4 && name.toLowerCase() === 'host') hosts++;
+  }
   if (hosts > 1) return new EdgeRefusal(400, 'Bad Request: more than one Host header');
   if (hosts === 0 && isHttp11(req)) return new EdgeRefusal(400, 'Bad Request: an HTTP/1.1 request needs a Host header');
   const host = req.headers.host;

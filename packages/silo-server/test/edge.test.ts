@@ -109,6 +109,19 @@ describe('log lines', () => {
     expect(text.endsWith('\n')).toBe(true);
     expect(Object.keys(JSON.parse(text) as object)).toEqual(['level', 'time', 'msg', 'port', 'path']);
     expect(JSON.parse(text)).toMatchObject({ level: 'warn', msg: 'written', port: 8080, path: '/x' });
+    // The time is the ISO time of the line, also for lines within one millisecond and after it.
+    const times: string[] = [];
+    const timed = createLogger({ write: (line) => times.push((JSON.parse(line) as { time: string }).time) });
+    const before = Date.now();
+    timed.info('a');
+    timed.info('b');
+    const until = Date.now() + 3;
+    while (Date.now() < until);
+    timed.info('c');
+    expect(times).toHaveLength(3);
+    for (const t of times) expect(t).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    expect(Date.parse(times[0]!)).toBeGreaterThanOrEqual(before);
+    expect(Date.parse(times[2]!)).toBeGreaterThanOrEqual(Date.parse(times[1]!) + 3);
     let pretty = '';
     createLogger({ format: 'pretty', write: (line) => (pretty += line) }).info('listening', { url: 'http://localhost:8080', limits: { a: 1 } });
     expect(pretty).toMatch(/^\d\d:\d\d:\d\d\.\d{3} INFO  listening url=http:\/\/localhost:8080 limits=\{"a":1\}\n$/);

@@ -24,6 +24,7 @@ import { blobMadeAt, newBlobId, newEtag } from './ids.js';
 import type { KeyvTextStore } from './keyv-text-store.js';
 import { upgradeLegacySilo } from './legacy.js';
 import { listKeysWithPrefix } from './list-keys.js';
+import { ParsedRecords } from './parsed-records.js';
 import type { SiloOwners } from './silo-owners.js';
 import type { SiloKeys, StorageKeys } from './storage-keys.js';
 import type { PendingDelivery } from '../webhooks/types.js';
@@ -89,8 +90,10 @@ export function createVersions(deps: VersionsDeps): Versions {
     indexAdd: outbox.map((d) => [keys.outbox(account), d.due, d.id]),
   });
 
+  const heads = new ParsedRecords<SiloHead>();
+
   async function readHead(uuid: string, raw: string | undefined): Promise<SiloHead | undefined> {
-    if (raw !== undefined) return JSON.parse(raw) as SiloHead;
+    if (raw !== undefined) return heads.parse(raw);
     return keys.clustered ? undefined : upgradeLegacySilo(deps, uuid);
   }
 
