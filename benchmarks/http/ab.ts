@@ -12,9 +12,11 @@
  * its own benchmark code starts its servers, so each side runs exactly its commit's packages. The
  * worktree is removed at the end.
  *
- * Stores: memory, sqlite, redis, serve-sqlite, serve-redis. The base's Redis servers use databases
- * 6 (in-process) and 8 (`silo serve`), flushed before and after, beside head's 11 and 4; PostgreSQL
- * and the cluster are left out (both sides would share the harness's schema and cluster).
+ * Stores: memory, sqlite, redis, postgres, serve-sqlite, serve-redis. The base's Redis servers use
+ * databases 6 (in-process) and 8 (`silo serve`), flushed before and after, beside head's 11 and 4.
+ * On PostgreSQL both sides work in the harness's schema (`silo_bench_<pid>`), head in the database
+ * `test`, base in a database of its own, `silo_ab`, made for the run and dropped at its end. The
+ * cluster is left out (both sides would share the harness's).
  *
  * Per scenario: base, head and Koa run one round each in turn (the order rotates every round);
  * printed are median req/s (± median absolute deviation), server CPU µs per response, p99, and
@@ -25,6 +27,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlin
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import pg from 'pg';
 import { isInvokedDirectly } from '../common.js';
 import { readCpuMs, ROOT, type Child } from './children.js';
 import { standardData } from './data.js';
@@ -36,9 +39,21 @@ import * as headTargets from './targets.js';
 type Targets = typeof headTargets;
 
 const WORKSPACES = ['silo-query', 'koa-silo', 'silo-server', 'silo-console'];
-const AB_STORES = new Set<SiloKind>(['memory', 'sqlite', 'redis', 'serve-sqlite', 'serve-redis']);
+const AB_STORES = new Set<SiloKind>(['memory', 'sqlite', 'redis', 'postgres', 'serve-sqlite', 'serve-redis']);
 const BASE_REDIS_URL = 'redis://127.0.0.1:6379/6';
 const BASE_SERVE_REDIS_URL = 'redis://127.0.0.1:6379/8';
+const BASE_POSTGRES_DATABASE = 'silo_ab';
+
+/** Runs `sql` on the database `test` (to make and drop the base's own database). */
+async function onPostgres(sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: headTargets.DEFAULT_POSTGRES_URL, connectionTimeoutMillis: 2000 });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
 
 export interface AbOptions {
   base: string;
@@ -125,6 +140,11 @@ export async function runAb(options: AbOptions): Promise<void> {
   }
   const base = prepareBase(options.base, log);
   const baseTargets = (await import(pathToFileURL(path.join(base.dir, 'benchmarks/http/targets.ts')).href)) as Targets;
+  const onPg = options.scenarios.some((id) => id.endsWith('-postgres'));
+  if (onPg) {
+    await onPostgres(`DROP DATABASE IF EXISTS ${BASE_POSTGRES_DATABASE}`);
+    await onPostgres(`CREATE DATABASE ${BASE_POSTGRES_DATABASE}`);
+  }
   const data = standardData();
   const koa = await headTargets.startBaseline('koa');
   try {
@@ -133,7 +153,8 @@ export async function runAb(options: AbOptions): Promise<void> {
       const kind = /^s(?:1|2|3|4|5|5b|6)-(.+)$/.exec(id)![1] as SiloKind;
       const servers: { dispose(): Promise<void>; child: Child<import('./server.js').ReadyLine> }[] = [];
       try {
-        const sideOf = async (name: 'base' | 'head', targets: Targets, urls: { redisUrl: string; serveRedisUrl: string }): Promise<Side> => {
+        type Urls = { redisUrl: string; serveRedisUrl: string; postgresUrl: string };
+        const sideOf = async (name: 'base' | 'head', targets: Targets, urls: Urls): Promise<Side> => {
           const target = await targets.startSilo(kind, urls);
           servers.push(target);
           const scenario = siloScenarios(target.child.ready, data).find((s) => s.id === id)!;
@@ -141,8 +162,16 @@ export async function runAb(options: AbOptions): Promise<void> {
           return { name, request: scenario.request, pid: target.child.pid, rates: [], cpu: [], p99: [] };
         };
         const sides = [
-          await sideOf('base', baseTargets, { redisUrl: BASE_REDIS_URL, serveRedisUrl: BASE_SERVE_REDIS_URL }),
-          await sideOf('head', headTargets, { redisUrl: headTargets.DEFAULT_REDIS_URL, serveRedisUrl: headTargets.DEFAULT_SERVE_REDIS_URL }),
+          await sideOf('base', baseTargets, {
+            redisUrl: BASE_REDIS_URL,
+            serveRedisUrl: BASE_SERVE_REDIS_URL,
+            postgresUrl: headTargets.DEFAULT_POSTGRES_URL.replace(/\/test$/, `/${BASE_POSTGRES_DATABASE}`),
+          }),
+          await sideOf('head', headTargets, {
+            redisUrl: headTargets.DEFAULT_REDIS_URL,
+            serveRedisUrl: headTargets.DEFAULT_SERVE_REDIS_URL,
+            postgresUrl: headTargets.DEFAULT_POSTGRES_URL,
+          }),
           { name: 'koa' as const, request: koaRequest, pid: koa.pid, rates: [], cpu: [], p99: [] },
         ];
         for (const side of sides) await round(side, connections, options.warmupSec ?? 2, false);
@@ -171,6 +200,7 @@ export async function runAb(options: AbOptions): Promise<void> {
   } finally {
     await koa.stop();
     base.remove();
+    if (onPg) await onPostgres(`DROP DATABASE IF EXISTS ${BASE_POSTGRES_DATABASE}`);
   }
 }
 

@@ -12,6 +12,7 @@
  * - The schema is made at open, under a session advisory lock, so that instances starting
  *   together do not race; `silo_schema` records its version for later migrations.
  */
+import { createHash } from 'node:crypto';
 import pg from 'pg';
 import type { KeyvStoreAdapter, StoredData } from 'keyv';
 import type { AtomicBatch } from 'koa-silo';
@@ -29,6 +30,19 @@ const SCHEMA_LOCK = 0x51_10_5c_4e;
 const SCHEMA_VERSION = 1;
 
 type Queryable = Pick<pg.PoolClient, 'query'>;
+
+const statements = new Map<string, string>();
+
+/**
+ * `text` as a named statement: each connection parses and plans it once, then only binds and
+ * runs it (PostgreSQL's CPU shares the machine with the server). The name is the text's hash, so
+ * one text never meets two names, nor one name two texts.
+ */
+function named(text: string, values: unknown[]): pg.QueryConfig<unknown[]> {
+  let name = statements.get(text);
+  if (name === undefined) statements.set(text, (name = `silo_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`));
+  return { name, text, values };
+}
 
 /**
  * Runs `work` holding the session advisory lock of schema changes, so that instances starting at
@@ -68,13 +82,12 @@ export class PostgresStore extends AdapterEvents implements KeyvStoreAdapter {
     this.opts = { dialect: 'postgres', table };
     this.sortedIndex = {
       count: async (indexKey) => {
-        const { rows } = await pool.query<{ n: string }>(`SELECT n FROM "${table}_index_count" WHERE index_key = $1`, [indexKey]);
+        const { rows } = await pool.query<{ n: string }>(named(`SELECT n FROM "${table}_index_count" WHERE index_key = $1`, [indexKey]));
         return rows[0] ? Number(rows[0].n) : 0;
       },
       range: async (indexKey, offset, limit) => {
         const { rows } = await pool.query<{ member: string }>(
-          `SELECT member FROM "${table}_index" WHERE index_key = $1 ORDER BY score, member OFFSET $2 LIMIT $3`,
-          [indexKey, offset, limit],
+          named(`SELECT member FROM "${table}_index" WHERE index_key = $1 ORDER BY score, member OFFSET $2 LIMIT $3`, [indexKey, offset, limit]),
         );
         return rows.map((r) => r.member);
       },
@@ -99,32 +112,32 @@ export class PostgresStore extends AdapterEvents implements KeyvStoreAdapter {
   }
 
   async get<Value>(key: string): Promise<StoredData<Value> | undefined> {
-    const { rows } = await this.#pool.query<{ value: string }>(`SELECT value FROM "${this.#t}" WHERE key = $1`, [key]);
+    const { rows } = await this.#pool.query<{ value: string }>(named(`SELECT value FROM "${this.#t}" WHERE key = $1`, [key]));
     return rows[0]?.value as StoredData<Value> | undefined;
   }
 
   async getMany<Value>(keys: string[]): Promise<Array<StoredData<Value | undefined>>> {
     if (keys.length === 0) return [];
-    const { rows } = await this.#pool.query<{ key: string; value: string }>(`SELECT key, value FROM "${this.#t}" WHERE key = ANY($1)`, [keys]);
+    const { rows } = await this.#pool.query<{ key: string; value: string }>(named(`SELECT key, value FROM "${this.#t}" WHERE key = ANY($1)`, [keys]));
     const found = new Map(rows.map((r) => [r.key, r.value]));
     return keys.map((key) => found.get(key) as StoredData<Value | undefined>);
   }
 
   async set(key: string, value: unknown): Promise<boolean> {
     if (typeof value !== 'string') throw new TypeError('PostgresStore stores strings (Keyv serializes values before storing them)');
-    await this.#pool.query(`INSERT INTO "${this.#t}" (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`, [key, value]);
+    await this.#pool.query(named(`INSERT INTO "${this.#t}" (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`, [key, value]));
     return true;
   }
 
   async delete(key: string): Promise<boolean> {
-    const { rowCount } = await this.#pool.query(`DELETE FROM "${this.#t}" WHERE key = $1`, [key]);
+    const { rowCount } = await this.#pool.query(named(`DELETE FROM "${this.#t}" WHERE key = $1`, [key]));
     return (rowCount ?? 0) > 0;
   }
 
   async clear(): Promise<void> {
     if (this.namespace) {
       const prefix = `${this.namespace}:`;
-      await this.#pool.query(`DELETE FROM "${this.#t}" WHERE key >= $1 AND key < $2`, [prefix, prefixEnd(prefix)]);
+      await this.#pool.query(named(`DELETE FROM "${this.#t}" WHERE key >= $1 AND key < $2`, [prefix, prefixEnd(prefix)]));
     } else {
       await this.#pool.query(`DELETE FROM "${this.#t}"`);
     }
@@ -133,10 +146,10 @@ export class PostgresStore extends AdapterEvents implements KeyvStoreAdapter {
   /** Every key that starts with `prefix` (koa-silo's KeyListingAdapter, for its orphan sweep). */
   async keysWithPrefix(prefix: string): Promise<string[]> {
     if (prefix === '') throw new TypeError('keysWithPrefix needs a prefix');
-    const { rows } = await this.#pool.query<{ key: string }>(`SELECT key FROM "${this.#t}" WHERE key >= $1 AND key < $2 ORDER BY key`, [
+    const { rows } = await this.#pool.query<{ key: string }>(named(`SELECT key FROM "${this.#t}" WHERE key >= $1 AND key < $2 ORDER BY key`, [
       prefix,
       prefixEnd(prefix),
-    ]);
+    ]));
     return rows.map((r) => r.key);
   }
 
@@ -150,7 +163,7 @@ export class PostgresStore extends AdapterEvents implements KeyvStoreAdapter {
     return this.#transaction(async (client) => {
       await this.#lockKeys(client, [[this.#t, key]]);
       if (!(await this.#holds(client, this.#t, [[key, expected]]))) return false;
-      if (next === undefined) await client.query(`DELETE FROM "${this.#t}" WHERE key = $1`, [key]);
+      if (next === undefined) await client.query(named(`DELETE FROM "${this.#t}" WHERE key = $1`, [key]));
       else await this.#write(client, this.#t, [[key, next]]);
       return true;
     });
@@ -174,10 +187,10 @@ export class PostgresStore extends AdapterEvents implements KeyvStoreAdapter {
       await this.#lockKeys(client, locked);
       if (!(await this.#holds(client, this.#t, batch.expect))) return false;
       await this.#write(client, this.#t, batch.set);
-      if (batch.delete.length > 0) await client.query(`DELETE FROM "${this.#t}" WHERE key = ANY($1)`, [batch.delete]);
+      if (batch.delete.length > 0) await client.query(named(`DELETE FROM "${this.#t}" WHERE key = ANY($1)`, [batch.delete]));
       for (const part of joined) {
         await this.#write(client, part.table, part.set);
-        if (part.delete.length > 0) await client.query(`DELETE FROM "${part.table}" WHERE key = ANY($1)`, [part.delete]);
+        if (part.delete.length > 0) await client.query(named(`DELETE FROM "${part.table}" WHERE key = ANY($1)`, [part.delete]));
       }
       for (const [indexKey, score, member] of batch.indexAdd) await this.#indexAdd(client, indexKey, score, member);
       for (const [indexKey, member] of batch.indexRemove) await this.#indexRemove(client, indexKey, member);
@@ -216,15 +229,15 @@ export class PostgresStore extends AdapterEvents implements KeyvStoreAdapter {
   async #lockKeys(client: Queryable, keys: [table: string, key: string][]): Promise<void> {
     const names = [...new Set(keys.map(([table, key]) => `${table}\n${key}`))];
     if (names.length === 0) return;
-    await client.query('SELECT pg_advisory_xact_lock(h) FROM (SELECT DISTINCT hashtextextended(n, 0) AS h FROM unnest($1::text[]) n ORDER BY 1) s', [names]);
+    await client.query(named('SELECT pg_advisory_xact_lock(h) FROM (SELECT DISTINCT hashtextextended(n, 0) AS h FROM unnest($1::text[]) n ORDER BY 1) s', [names]));
   }
 
   /** Whether every key holds its expected value (absent for undefined). */
   async #holds(client: Queryable, table: string, expect: readonly (readonly [string, string | undefined])[]): Promise<boolean> {
     if (expect.length === 0) return true;
-    const { rows } = await client.query<{ key: string; value: string }>(`SELECT key, value FROM "${table}" WHERE key = ANY($1)`, [
+    const { rows } = await client.query<{ key: string; value: string }>(named(`SELECT key, value FROM "${table}" WHERE key = ANY($1)`, [
       expect.map(([k]) => k),
-    ]);
+    ]));
     const current = new Map(rows.map((r) => [r.key, r.value]));
     return expect.every(([key, value]) => current.get(key) === value);
   }
@@ -234,27 +247,33 @@ export class PostgresStore extends AdapterEvents implements KeyvStoreAdapter {
     // One statement for all rows; a key twice in one batch keeps its last value.
     const last = new Map(entries);
     await client.query(
-      `INSERT INTO "${table}" (key, value) SELECT * FROM unnest($1::text[], $2::text[]) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`,
-      [[...last.keys()], [...last.values()]],
+      named(
+        `INSERT INTO "${table}" (key, value) SELECT * FROM unnest($1::text[], $2::text[]) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`,
+        [[...last.keys()], [...last.values()]],
+      ),
     );
   }
 
   async #indexAdd(client: Queryable, indexKey: string, score: number, member: string): Promise<void> {
     const { rows } = await client.query<{ inserted: boolean }>(
-      `INSERT INTO "${this.#t}_index" (index_key, score, member) VALUES ($1, $2, $3)
-       ON CONFLICT (index_key, member) DO UPDATE SET score = EXCLUDED.score RETURNING (xmax = 0) AS inserted`,
-      [indexKey, score, member],
+      named(
+        `INSERT INTO "${this.#t}_index" (index_key, score, member) VALUES ($1, $2, $3)
+         ON CONFLICT (index_key, member) DO UPDATE SET score = EXCLUDED.score RETURNING (xmax = 0) AS inserted`,
+        [indexKey, score, member],
+      ),
     );
     if (rows[0]?.inserted) {
       await client.query(
-        `INSERT INTO "${this.#t}_index_count" (index_key, n) VALUES ($1, 1) ON CONFLICT (index_key) DO UPDATE SET n = "${this.#t}_index_count".n + 1`,
-        [indexKey],
+        named(
+          `INSERT INTO "${this.#t}_index_count" (index_key, n) VALUES ($1, 1) ON CONFLICT (index_key) DO UPDATE SET n = "${this.#t}_index_count".n + 1`,
+          [indexKey],
+        ),
       );
     }
   }
 
   async #indexRemove(client: Queryable, indexKey: string, member: string): Promise<void> {
-    const { rowCount } = await client.query(`DELETE FROM "${this.#t}_index" WHERE index_key = $1 AND member = $2`, [indexKey, member]);
-    if ((rowCount ?? 0) > 0) await client.query(`UPDATE "${this.#t}_index_count" SET n = n - 1 WHERE index_key = $1`, [indexKey]);
+    const { rowCount } = await client.query(named(`DELETE FROM "${this.#t}_index" WHERE index_key = $1 AND member = $2`, [indexKey, member]));
+    if ((rowCount ?? 0) > 0) await client.query(named(`UPDATE "${this.#t}_index_count" SET n = n - 1 WHERE index_key = $1`, [indexKey]));
   }
 }
