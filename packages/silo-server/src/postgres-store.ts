@@ -1,6 +1,6 @@
 /**
  * A Keyv 5 storage adapter over PostgreSQL (`pg`), with what koa-silo needs to run several
- * instances on one database: atomic batches (`atomic`, one transaction), compare-and-swap (for
+ * instances on one database: atomic batches (`atomic`, one statement: postgres-atomic.ts), compare-and-swap (for
  * its leases), a sorted index (the listing) and key listing by prefix (the orphan sweep).
  *
  * - One table per store role (`main`, `region_api`, ...), `key text COLLATE "C" PRIMARY KEY`, so
@@ -16,6 +16,7 @@ import { createHash } from 'node:crypto';
 import pg from 'pg';
 import type { KeyvStoreAdapter, StoredData } from 'keyv';
 import type { AtomicBatch } from 'koa-silo';
+import { ATOMIC_FUNCTION, ATOMIC_FUNCTION_SQL, atomicArguments } from './postgres-atomic.js';
 import { AdapterEvents, prefixEnd } from './store-adapter.js';
 
 export interface PostgresStoreOptions {
@@ -29,7 +30,6 @@ const TABLE_NAME = /^[a-z_][a-z0-9_]{0,40}$/;
 const SCHEMA_LOCK = 0x51_10_5c_4e;
 const SCHEMA_VERSION = 1;
 
-type Queryable = Pick<pg.PoolClient, 'query'>;
 
 const statements = new Map<string, string>();
 
@@ -107,6 +107,7 @@ export class PostgresStore extends AdapterEvents implements KeyvStoreAdapter {
       await client.query(`CREATE INDEX IF NOT EXISTS "${table}_index_order" ON "${table}_index" (index_key, score, member)`);
       await client.query(`CREATE TABLE IF NOT EXISTS "${table}_index_count" (index_key text COLLATE "C" PRIMARY KEY, n bigint NOT NULL)`);
       await client.query('INSERT INTO silo_schema (table_name, version) VALUES ($1, $2) ON CONFLICT (table_name) DO NOTHING', [table, SCHEMA_VERSION]);
+      await client.query(ATOMIC_FUNCTION_SQL);
     });
     return new PostgresStore(options.pool, table);
   }
@@ -159,121 +160,34 @@ export class PostgresStore extends AdapterEvents implements KeyvStoreAdapter {
   }
 
   /** Sets `key` to `next` (deletes it when undefined) if it holds `expected` (absent when undefined). */
-  async compareAndSwap(key: string, expected: string | undefined, next: string | undefined): Promise<boolean> {
-    return this.#transaction(async (client) => {
-      await this.#lockKeys(client, [[this.#t, key]]);
-      if (!(await this.#holds(client, this.#t, [[key, expected]]))) return false;
-      if (next === undefined) await client.query(named(`DELETE FROM "${this.#t}" WHERE key = $1`, [key]));
-      else await this.#write(client, this.#t, [[key, next]]);
-      return true;
+  compareAndSwap(key: string, expected: string | undefined, next: string | undefined): Promise<boolean> {
+    return this.atomic({
+      expect: [[key, expected]],
+      set: next === undefined ? [] : [[key, next]],
+      delete: next === undefined ? [key] : [],
+      indexAdd: [],
+      indexRemove: [],
     });
   }
 
   /**
-   * koa-silo's AtomicBatch in one transaction (its commit point): the keys it expects or writes
-   * locked, every expectation checked, then every write, index and joined stores included.
+   * koa-silo's AtomicBatch in one statement, its own transaction (the commit point): the keys it
+   * expects or writes locked, every expectation checked, then every write, index and joined
+   * stores included (postgres-atomic.ts).
    */
   async atomic(batch: AtomicBatch): Promise<boolean> {
     const joined = (batch.joined ?? []).map((part) => {
       if (!this.joins(part.store)) throw new TypeError('a joined write names a store on another PostgreSQL pool');
       return { table: part.store.#t, set: part.set, delete: part.delete };
     });
-    const locked: [string, string][] = [
-      ...batch.expect.map(([k]): [string, string] => [this.#t, k]),
-      ...batch.set.map(([k]): [string, string] => [this.#t, k]),
-      ...batch.delete.map((k): [string, string] => [this.#t, k]),
-    ];
-    return this.#transaction(async (client) => {
-      await this.#lockKeys(client, locked);
-      if (!(await this.#holds(client, this.#t, batch.expect))) return false;
-      await this.#write(client, this.#t, batch.set);
-      if (batch.delete.length > 0) await client.query(named(`DELETE FROM "${this.#t}" WHERE key = ANY($1)`, [batch.delete]));
-      for (const part of joined) {
-        await this.#write(client, part.table, part.set);
-        if (part.delete.length > 0) await client.query(named(`DELETE FROM "${part.table}" WHERE key = ANY($1)`, [part.delete]));
-      }
-      for (const [indexKey, score, member] of batch.indexAdd) await this.#indexAdd(client, indexKey, score, member);
-      for (const [indexKey, member] of batch.indexRemove) await this.#indexRemove(client, indexKey, member);
-      return true;
-    });
+    const args = atomicArguments({ table: this.#t, batch, joined });
+    const { rows } = await this.#pool.query<{ ok: boolean }>(
+      named(`SELECT ${ATOMIC_FUNCTION}(${args.map((_, i) => `$${i + 1}`).join(', ')}) AS ok`, args),
+    );
+    return rows[0]?.ok === true;
   }
 
   async disconnect(): Promise<void> {
     // The pool belongs to whoever opened it (several stores share one).
-  }
-
-  /** Runs `work` in a transaction, committed when it answers true, rolled back otherwise. */
-  async #transaction(work: (client: pg.PoolClient) => Promise<boolean>): Promise<boolean> {
-    const client = await this.#pool.connect();
-    // A connection lost between two statements is reported as an 'error' event of the client
-    // (fatal to the process without a listener); the next statement fails with it anyway.
-    let lost: Error | undefined;
-    const onError = (error: Error) => (lost = error);
-    client.on('error', onError);
-    try {
-      await client.query('BEGIN');
-      const result = await work(client);
-      await client.query(result ? 'COMMIT' : 'ROLLBACK');
-      return result;
-    } catch (error) {
-      if (!lost) await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      client.off('error', onError);
-      // A broken connection goes, not back to the pool.
-      client.release(lost);
-    }
-  }
-
-  /** Transaction-scoped advisory locks on (table, key) pairs, in hash order (no deadlock between batches). */
-  async #lockKeys(client: Queryable, keys: [table: string, key: string][]): Promise<void> {
-    const names = [...new Set(keys.map(([table, key]) => `${table}\n${key}`))];
-    if (names.length === 0) return;
-    await client.query(named('SELECT pg_advisory_xact_lock(h) FROM (SELECT DISTINCT hashtextextended(n, 0) AS h FROM unnest($1::text[]) n ORDER BY 1) s', [names]));
-  }
-
-  /** Whether every key holds its expected value (absent for undefined). */
-  async #holds(client: Queryable, table: string, expect: readonly (readonly [string, string | undefined])[]): Promise<boolean> {
-    if (expect.length === 0) return true;
-    const { rows } = await client.query<{ key: string; value: string }>(named(`SELECT key, value FROM "${table}" WHERE key = ANY($1)`, [
-      expect.map(([k]) => k),
-    ]));
-    const current = new Map(rows.map((r) => [r.key, r.value]));
-    return expect.every(([key, value]) => current.get(key) === value);
-  }
-
-  async #write(client: Queryable, table: string, entries: readonly (readonly [string, string])[]): Promise<void> {
-    if (entries.length === 0) return;
-    // One statement for all rows; a key twice in one batch keeps its last value.
-    const last = new Map(entries);
-    await client.query(
-      named(
-        `INSERT INTO "${table}" (key, value) SELECT * FROM unnest($1::text[], $2::text[]) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`,
-        [[...last.keys()], [...last.values()]],
-      ),
-    );
-  }
-
-  async #indexAdd(client: Queryable, indexKey: string, score: number, member: string): Promise<void> {
-    const { rows } = await client.query<{ inserted: boolean }>(
-      named(
-        `INSERT INTO "${this.#t}_index" (index_key, score, member) VALUES ($1, $2, $3)
-         ON CONFLICT (index_key, member) DO UPDATE SET score = EXCLUDED.score RETURNING (xmax = 0) AS inserted`,
-        [indexKey, score, member],
-      ),
-    );
-    if (rows[0]?.inserted) {
-      await client.query(
-        named(
-          `INSERT INTO "${this.#t}_index_count" (index_key, n) VALUES ($1, 1) ON CONFLICT (index_key) DO UPDATE SET n = "${this.#t}_index_count".n + 1`,
-          [indexKey],
-        ),
-      );
-    }
-  }
-
-  async #indexRemove(client: Queryable, indexKey: string, member: string): Promise<void> {
-    const { rowCount } = await client.query(named(`DELETE FROM "${this.#t}_index" WHERE index_key = $1 AND member = $2`, [indexKey, member]));
-    if ((rowCount ?? 0) > 0) await client.query(named(`UPDATE "${this.#t}_index_count" SET n = n - 1 WHERE index_key = $1`, [indexKey]));
   }
 }

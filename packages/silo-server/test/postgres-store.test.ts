@@ -46,4 +46,30 @@ describe.skipIf(!havePostgres)('PostgresStore', () => {
     expect(await s.compareAndSwap('k', (await s.get<string>('k')) as string, undefined)).toBe(true);
     expect(await s.get('k')).toBeUndefined();
   });
+
+  it('applies an atomic batch whole across joined tables and the index, or nothing when an expectation fails', async () => {
+    const main = await PostgresStore.open({ pool: schema!.pool, table: 'batch_main' });
+    const region = await PostgresStore.open({ pool: schema!.pool, table: 'batch_region' });
+    const batch = (expectHead: string | undefined, head: string) => ({
+      expect: [['head', expectHead]] as [string, string | undefined][],
+      set: [['head', head], ['ver', `entry of ${head}`], ['head', head]] as [string, string][], // a key twice keeps its last value
+      delete: ['old'],
+      indexAdd: [['idx', -5, head]] as [string, number, string][],
+      indexRemove: expectHead ? ([['idx', expectHead]] as [string, string][]) : [],
+      joined: [{ store: region, set: [[`blob-${head}`, 'data']] as [string, string][], delete: expectHead ? [`blob-${expectHead}`] : [] }],
+    });
+    await main.set('old', 'to be deleted');
+    expect(await main.atomic(batch(undefined, 'v1'))).toBe(true);
+    expect(await main.atomic(batch(undefined, 'v1b'))).toBe(false); // head exists: nothing of it lands
+    expect(await main.atomic(batch('v1', 'v2'))).toBe(true);
+    const rows = async (table: string) => (await schema!.pool.query(`SELECT * FROM ${table} ORDER BY 1, 2`)).rows;
+    expect(await rows('batch_main')).toEqual([
+      { key: 'head', value: 'v2' },
+      { key: 'ver', value: 'entry of v2' },
+    ]);
+    expect(await rows('batch_region')).toEqual([{ key: 'blob-v2', value: 'data' }]);
+    expect(await rows('batch_main_index')).toEqual([{ index_key: 'idx', score: '-5', member: 'v2' }]);
+    expect(await main.sortedIndex.count('idx')).toBe(1);
+    await expect(main.atomic({ ...batch('v2', 'v3'), joined: [{ store: {} as PostgresStore, set: [], delete: [] }] })).rejects.toThrow(/another PostgreSQL pool/);
+  });
 });
