@@ -7,10 +7,11 @@
  *        [--rounds=9] [--round-sec=2] [--warmup-sec=2] [--connections=50]
  *
  * The base commit is checked out with `git worktree add --detach` in a temp dir, given a
- * node_modules of links (the repository's dependencies, and its own workspace packages), built
- * with `tsc -b` (the console's app is copied from the working tree: no scenario serves it), and
- * its own benchmark code starts its servers, so each side runs exactly its commit's packages. The
- * worktree is removed at the end.
+ * node_modules of links (the repository's dependencies, and its own workspace packages) and the
+ * working tree's harness (`benchmarks/`, `test/support/`: both sides are started, seeded and
+ * loaded by the same code), and built with `tsc -b` (the console's app is copied from the working
+ * tree: no scenario serves it). Each side runs exactly its commit's packages. The worktree is
+ * removed at the end.
  *
  * Stores: memory, sqlite, redis, postgres, serve-sqlite, serve-redis. The base's Redis servers use
  * databases 6 (in-process) and 8 (`silo serve`), flushed before and after, beside head's 11 and 4.
@@ -94,6 +95,10 @@ function prepareBase(rev: string, log: (line: string) => void): { dir: string; r
       if (entry.startsWith('.')) continue;
       const target = WORKSPACES.includes(entry) ? path.join(dir, 'packages', entry) : path.join(ROOT, 'node_modules', entry);
       symlinkSync(target, path.join(modules, entry));
+    }
+    for (const harness of ['benchmarks', 'test/support']) {
+      rmSync(path.join(dir, harness), { recursive: true, force: true });
+      cpSync(path.join(ROOT, harness), path.join(dir, harness), { recursive: true });
     }
     const consoleDist = path.join(ROOT, 'packages/silo-console/dist');
     if (existsSync(consoleDist)) cpSync(consoleDist, path.join(dir, 'packages/silo-console/dist'), { recursive: true });
