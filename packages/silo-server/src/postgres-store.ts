@@ -107,7 +107,13 @@ export class PostgresStore extends AdapterEvents implements KeyvStoreAdapter {
       await client.query(`CREATE INDEX IF NOT EXISTS "${table}_index_order" ON "${table}_index" (index_key, score, member)`);
       await client.query(`CREATE TABLE IF NOT EXISTS "${table}_index_count" (index_key text COLLATE "C" PRIMARY KEY, n bigint NOT NULL)`);
       await client.query('INSERT INTO silo_schema (table_name, version) VALUES ($1, $2) ON CONFLICT (table_name) DO NOTHING', [table, SCHEMA_VERSION]);
-      await client.query(ATOMIC_FUNCTION_SQL);
+      // Made once per schema: its name carries its version, so one that exists is this one (and
+      // a role that does not own it, sharing the database, need not replace it).
+      const made = await client.query(
+        'SELECT 1 FROM pg_proc WHERE proname = $1 AND pronamespace = (SELECT oid FROM pg_namespace WHERE nspname = current_schema())',
+        [ATOMIC_FUNCTION],
+      );
+      if (made.rowCount === 0) await client.query(ATOMIC_FUNCTION_SQL);
     });
     return new PostgresStore(options.pool, table);
   }
