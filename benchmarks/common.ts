@@ -14,6 +14,14 @@ export function isInvokedDirectly(moduleUrl: string): boolean {
   }
 }
 
+/** The median of `values` (NaN when there are none). */
+export function median(values: readonly number[]): number {
+  const s = [...values].sort((a, b) => a - b);
+  if (s.length === 0) return Number.NaN;
+  const mid = s.length >> 1;
+  return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+}
+
 /** mulberry32: a tiny, fast, well-distributed seeded 32-bit PRNG. Returns floats in [0, 1). */
 export function mulberry32(seed: number): () => number {
   let a = seed >>> 0;

@@ -29,7 +29,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import pg from 'pg';
-import { isInvokedDirectly } from '../common.js';
+import { isInvokedDirectly, median } from '../common.js';
 import { readCpuMs, ROOT, type Child } from './children.js';
 import { standardData } from './data.js';
 import { runLoad, type LoadRequest } from './load.js';
@@ -111,11 +111,6 @@ function prepareBase(rev: string, log: (line: string) => void): { dir: string; r
   }
 }
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
 const mad = (xs: number[]) => {
   const m = median(xs);
   return median(xs.map((x) => Math.abs(x - m)));

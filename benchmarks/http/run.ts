@@ -48,7 +48,7 @@ import {
 } from './targets.js';
 import type { OwnCluster } from '../../test/support/redis-cluster.js';
 import type { HttpBenchResults, MemoryResult, ScenarioResult, TargetResult } from './types.js';
-import { isInvokedDirectly, machineInfo } from '../common.js';
+import { isInvokedDirectly, machineInfo, median } from '../common.js';
 
 export interface HttpBenchOptions {
   /** 1 s rounds, 3 rounds, 0.5 s warm-up, a 2 s memory phase: a smoke test. */
@@ -77,13 +77,6 @@ const RESULTS_DIR = new URL('../results/', import.meta.url);
 const MEMORY_LIMIT_BYTES = 300_000_000;
 const ALL_STORES: readonly SiloKind[] = SILO_KINDS;
 const BASELINES: BaselineKind[] = ['node', 'koa', 'json-server', 'json-server-1'];
-
-function median(values: readonly number[]): number {
-  const s = [...values].sort((a, b) => a - b);
-  if (s.length === 0) return Number.NaN;
-  const mid = s.length >> 1;
-  return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
-}
 
 function packageVersion(name: string): string {
   try {

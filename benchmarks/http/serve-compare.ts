@@ -2,6 +2,7 @@
  * `silo serve` against koa-silo mounted in-process on the same store: what the shipped server
  * (its request log, HTTP edge checks, health routes, console, JSON 404) adds per request.
  */
+import { median } from '../common.js';
 import { isServeKind, type StoreKind } from './kinds.js';
 import type { Group } from './scenarios.js';
 import type { ScenarioResult } from './types.js';
@@ -14,12 +15,6 @@ export interface ServePair {
   ratio: number | null;
   /** silo serve's server CPU µs per request minus the in-process server's (medians). */
   cpuAddedUs: number | null;
-}
-
-function median(values: readonly number[]): number {
-  const s = [...values].sort((a, b) => a - b);
-  const mid = s.length >> 1;
-  return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
 }
 
 export function servePairs(results: readonly ScenarioResult[]): ServePair[] {

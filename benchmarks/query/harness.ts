@@ -5,6 +5,8 @@
  * shared machine slows every candidate alike instead of one of them.
  */
 
+import { median } from '../common.js';
+
 export type Fn = (data: unknown) => unknown;
 
 export interface HarnessOptions {
@@ -58,13 +60,6 @@ function loop(fn: Fn, data: unknown, n: number): number {
     (d) => (d as { x?: unknown } | null)?.x,
   ];
   for (let r = 0; r < 200; r++) for (const p of polluters) loop(p, { x: r }, 10);
-}
-
-export function median(values: readonly number[]): number {
-  const s = [...values].sort((a, b) => a - b);
-  const mid = s.length >> 1;
-  if (s.length === 0) return Number.NaN;
-  return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
 }
 
 interface Prepared {

@@ -1,7 +1,8 @@
 /**
  * A Keyv 5 storage adapter over PostgreSQL (`pg`), with what koa-silo needs to run several
- * instances on one database: atomic batches (`atomic`, one statement: postgres-atomic.ts), compare-and-swap (for
- * its leases), a sorted index (the listing) and key listing by prefix (the orphan sweep).
+ * instances on one database: atomic batches (`atomic`, one statement: postgres-atomic.ts),
+ * compare-and-swap (for its leases, the same statement), a sorted index (the listing) and key
+ * listing by prefix (the orphan sweep).
  *
  * - One table per store role (`main`, `region_api`, ...), `key text COLLATE "C" PRIMARY KEY`, so
  *   that key order is byte order (prefix ranges, as on SQLite and Redis).
@@ -29,7 +30,6 @@ const TABLE_NAME = /^[a-z_][a-z0-9_]{0,40}$/;
 /** The session advisory lock that serialises schema changes (any constant of our own). */
 const SCHEMA_LOCK = 0x51_10_5c_4e;
 const SCHEMA_VERSION = 1;
-
 
 const statements = new Map<string, string>();
 
