@@ -129,7 +129,6 @@ export class SqliteStore extends AdapterEvents implements KeyvStoreAdapter {
   readonly #pageRange: Stmt<[string, string, number], Row>;
   readonly #pageRangeFirst: Stmt<[string, string, number], Row>;
   readonly #purge: Stmt<[number]>;
-  readonly #cas: Database.Transaction<(key: string, expected: string | undefined, next: string | undefined) => boolean>;
   readonly #table: string;
   #sortedIndex: SqliteSortedIndex | undefined;
   /** The sorted index's writes without a transaction of their own, for `atomic`. */
@@ -183,18 +182,6 @@ export class SqliteStore extends AdapterEvents implements KeyvStoreAdapter {
     this.#pageRangeFirst = this.#db.prepare(`SELECT ${cols} FROM ${t} WHERE key >= ? AND key < ? ORDER BY key LIMIT ?`);
     this.#pageRange = this.#db.prepare(`SELECT ${cols} FROM ${t} WHERE key > ? AND key < ? ORDER BY key LIMIT ?`);
     this.#purge = this.#db.prepare(`DELETE FROM ${t} WHERE expires IS NOT NULL AND expires <= ?`);
-    this.#cas = this.#db.transaction((key: string, expected: string | undefined, next: string | undefined) => {
-      const row = this.#get.get(key);
-      const current = row === undefined || this.#expired(row) ? undefined : row.value;
-      const same =
-        current === undefined || expected === undefined
-          ? current === expected
-          : (typeof current === 'string' ? current : current.toString('utf8')) === expected;
-      if (!same) return false;
-      if (next === undefined) this.#delete.run(key);
-      else this.#set.run(key, next, null);
-      return true;
-    });
     this.#atomic = this.#db.transaction((batch: AtomicBatch) => {
       for (const [key, expected] of batch.expect) {
         const row = this.#get.get(key);
@@ -321,7 +308,14 @@ export class SqliteStore extends AdapterEvents implements KeyvStoreAdapter {
    * process that shares the file (koa-silo's CompareAndSwapAdapter, used for its locks).
    */
   compareAndSwap(key: string, expected: string | undefined, next: string | undefined): boolean {
-    return this.#cas.immediate(key, expected, next);
+    // A batch of one, outside the group commit: a lease is taken or renewed at once.
+    return this.#atomic.immediate({
+      expect: [[key, expected]],
+      set: next === undefined ? [] : [[key, next]],
+      delete: next === undefined ? [key] : [],
+      indexAdd: [],
+      indexRemove: [],
+    });
   }
 
   /**
