@@ -8,6 +8,43 @@ export interface ValidationIssue {
   loc: (string | number)[];
   msg: string;
   type: string;
+  /** The numbers behind a bound (`{"more": 12}`, `{"max": 1000}`). */
+  ctx?: Record<string, number>;
+}
+
+/** A 422 lists at most this many problems, then one `too_many_errors` item (contract §17). */
+export const MAX_ISSUES = 100;
+
+/**
+ * Problems as they are found, keeping the first MAX_ISSUES and only counting the rest: a body of
+ * a million bad items costs a million checks, never a million objects (nor a 26 MB answer).
+ */
+export class IssueList {
+  readonly kept: ValidationIssue[] = [];
+  more = 0;
+
+  push(issue: ValidationIssue): void {
+    if (this.kept.length < MAX_ISSUES) this.kept.push(issue);
+    else this.more++;
+  }
+
+  /** Whether another problem would only be counted (a check may stop building messages). */
+  get full(): boolean {
+    return this.kept.length >= MAX_ISSUES;
+  }
+
+  get size(): number {
+    return this.kept.length + this.more;
+  }
+
+  /** The problems as a 422 lists them: the kept ones, and a `too_many_errors` item for the rest. */
+  get detail(): ValidationIssue[] {
+    return this.more > 0 ? new ValidationError(this.kept, this.more).detail : this.kept;
+  }
+
+  throwIfAny(): void {
+    if (this.size > 0) throw new ValidationError(this.kept, this.more);
+  }
 }
 
 export class SiloError extends Error {
@@ -21,10 +58,25 @@ export class SiloError extends Error {
   }
 }
 
-/** 422 with the validation body listing every problem found. */
+/**
+ * 422 with the validation body: the first MAX_ISSUES problems, then (when there were more) one
+ * `too_many_errors` item saying how many more (`more`: problems found beyond `issues`).
+ */
 export class ValidationError extends SiloError {
-  constructor(readonly detail: ValidationIssue[]) {
+  readonly detail: ValidationIssue[];
+
+  constructor(issues: ValidationIssue[], more = 0) {
+    // A list already capped (and mapped since) is capped again the same way.
+    const listed = issues.filter((issue) => issue.type !== 'too_many_errors');
+    const capped = issues.reduce((n, issue) => n + (issue.type === 'too_many_errors' ? (issue.ctx?.more ?? 0) : 0), 0);
+    const extra = more + capped + Math.max(0, listed.length - MAX_ISSUES);
+    const detail = listed.slice(0, MAX_ISSUES);
+    if (extra > 0) {
+      // Where the listed problems are (body, query, path), so a client can still tell.
+      detail.push({ loc: listed[0]?.loc.slice(0, 1) ?? [], msg: `${extra} more ${extra === 1 ? 'problem' : 'problems'} not listed`, type: 'too_many_errors', ctx: { more: extra } });
+    }
     super(422, detail.map((d) => `${d.loc.join('.')}: ${d.msg}`).join('; '));
+    this.detail = detail;
   }
 }
 

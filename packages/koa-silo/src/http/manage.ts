@@ -7,7 +7,7 @@ import { ValidationError, type ValidationIssue } from '../errors.js';
 import { BODY_ENVELOPE_BYTES, type Plan } from '../options.js';
 import { listQuery, uuidPath, type ListQuery, type UuidPath } from '../schemas/params.js';
 import { createSiloBody, updateSiloBody, BODY_FIELDS, type CreateSiloBody, type UpdateSiloBody } from '../schemas/silo.js';
-import { validator } from '../schemas/validate.js';
+import { isPlainObject, validator } from '../schemas/validate.js';
 import type { SiloDataRecord, SiloFields, SiloMeta, SiloRecord, SiloService } from '../service/types.js';
 import type { Auth } from './auth.js';
 import { loadCharged, type Admission } from './admission.js';
@@ -19,8 +19,8 @@ import { readPatch } from './patch-body.js';
 import { sendEmpty, sendJson, sendJsonBytes, sendJsonText } from './respond.js';
 import type { VersionCache } from './version-cache.js';
 
-const checkCreate = validator<CreateSiloBody>(createSiloBody);
-const checkUpdate = validator<UpdateSiloBody>(updateSiloBody);
+const checkCreate = validator<CreateSiloBody>(createSiloBody, { file_data: isPlainObject });
+const checkUpdate = validator<UpdateSiloBody>(updateSiloBody, { file_data: isPlainObject });
 const checkPath = validator<UuidPath>(uuidPath);
 const checkList = validator<ListQuery>(listQuery);
 

@@ -25,5 +25,5 @@ export async function readPatch(
   const { text } = await readJson(ctx, limit, maxDepth);
   const value = parseJson(text);
   if (type === MERGE_PATCH) return { patch: { type: 'merge', patch: value }, issues: [] };
-  return { patch: { type: 'json-patch', operations: value as JsonPatchOperation[] }, issues: checkJsonPatch(value) };
+  return { patch: { type: 'json-patch', operations: value as JsonPatchOperation[] }, issues: checkJsonPatch(value).detail };
 }

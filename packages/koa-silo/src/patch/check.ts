@@ -2,7 +2,7 @@
  * The shape of an RFC 6902 patch document, checked before anything applies: every problem found,
  * each with `loc` `["body", <index>, <member>]` (contract §10).
  */
-import type { ValidationIssue } from '../errors.js';
+import { IssueList, type ValidationIssue } from '../errors.js';
 import { isContainerObject, isPointer } from './json-pointer.js';
 
 export type JsonPatchOperation =
@@ -44,8 +44,23 @@ function operationIssues(op: unknown, index: number): ValidationIssue[] {
   return issues;
 }
 
-/** The problems of `body` as a JSON Patch document; none means it is a `JsonPatchOperation[]`. */
-export function checkJsonPatch(body: unknown): ValidationIssue[] {
-  if (!Array.isArray(body)) return [{ loc: ['body'], msg: 'Input should be a valid list (a JSON Patch document)', type: 'list_type' }];
-  return body.flatMap(operationIssues);
+/** Operations one JSON Patch may have, unless configured otherwise (contract §17). */
+export const DEFAULT_MAX_PATCH_OPERATIONS = 1000;
+
+/**
+ * The problems of `body` as a JSON Patch document, in an IssueList (the first 100 kept); none
+ * means it is a `JsonPatchOperation[]` of at most `maxOperations` operations.
+ */
+export function checkJsonPatch(body: unknown, maxOperations = DEFAULT_MAX_PATCH_OPERATIONS): IssueList {
+  const list = new IssueList();
+  if (!Array.isArray(body)) {
+    list.push({ loc: ['body'], msg: 'Input should be a valid list (a JSON Patch document)', type: 'list_type' });
+  } else if (body.length > maxOperations) {
+    list.push({ loc: ['body'], msg: `A JSON Patch may have at most ${maxOperations} operations`, type: 'too_long', ctx: { max_length: maxOperations } });
+  } else {
+    body.forEach((op: unknown, index) => {
+      for (const issue of operationIssues(op, index)) list.push(issue);
+    });
+  }
+  return list;
 }

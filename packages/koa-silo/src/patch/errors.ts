@@ -3,10 +3,22 @@ export class PatchConflictError extends Error {
   override name = 'PatchConflictError';
 }
 
-/** A patch whose `copy` operations would copy more than the allowed budget (the caller's 413). */
+/** A patch whose result would be larger than allowed (the caller's 413). */
 export class PatchTooLargeError extends Error {
   override name = 'PatchTooLargeError';
   constructor(readonly limit: number) {
-    super(`The patch copies more than ${limit} bytes`);
+    super(`The patched document would be larger than ${limit} characters`);
+  }
+}
+
+/** A patch whose work (elements shifted or copied) would pass the budget (the caller's 422), refused before doing it. */
+export class PatchTooCostlyError extends Error {
+  override name = 'PatchTooCostlyError';
+  constructor(
+    readonly limit: number,
+    /** The operation at which the budget ran out. */
+    readonly operation?: number,
+  ) {
+    super(`The patch needs more work than its budget of ${limit} steps${operation === undefined ? '' : ` (at operation ${operation})`}`);
   }
 }

@@ -1,11 +1,10 @@
 /**
  * Validation with ajv from the schemas of this folder (requests, and patched documents), and the
  * mapping of ajv's errors to the contract's validation body: `loc` starts with the input's source, `type` is a stable word,
- * and every problem is listed (allErrors).
+ * and every problem is listed (allErrors), up to the first MAX_ISSUES (contract §17).
  */
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import type { ValidationIssue } from '../errors.js';
-import { ValidationError } from '../errors.js';
+import { IssueList, type ValidationIssue } from '../errors.js';
 
 export type Source = 'body' | 'path' | 'query' | 'header';
 
@@ -23,16 +22,59 @@ export interface Validator<T> {
   issues(value: unknown, source: Source): ValidationIssue[];
 }
 
-export function validator<T>(schema: object): Validator<T> {
-  const validate = ajv.compile(schema) as ValidateFunction;
-  const issues = (value: unknown, source: Source): ValidationIssue[] =>
-    validate(value) ? [] : toIssues(validate.errors ?? [], source, value);
+/**
+ * Top-level members whose array items are checked by hand (by the predicate given), not by ajv:
+ * with allErrors, ajv builds one error object per bad item, 3 million of them for a 10 MB
+ * `[1,1,...]`. Here the items are checked with the first MAX_ISSUES problems kept and the rest
+ * counted. The schema keeps its `items` (the OpenAPI document and the types read it).
+ */
+export type ItemChecks = Record<string, (item: unknown) => boolean>;
+
+/** What JSON Schema calls an object (ajv's `type: object`): not null, not an array. */
+export function isPlainObject(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+const ITEM_MSG = 'Input should be a valid dictionary (a JSON object)';
+
+export function validator<T>(schema: object, itemChecks: ItemChecks = {}): Validator<T> {
+  const validate = ajv.compile(withoutItems(schema, Object.keys(itemChecks))) as ValidateFunction;
+  const collect = (value: unknown, source: Source): IssueList => {
+    const list = new IssueList();
+    if (!validate(value)) for (const issue of toIssues(validate.errors ?? [], source, value)) list.push(issue);
+    if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+      for (const [member, isItem] of Object.entries(itemChecks)) {
+        const items: unknown = Object.hasOwn(value, member) ? (value as Record<string, unknown>)[member] : undefined;
+        if (!Array.isArray(items)) continue;
+        for (let i = 0; i < items.length; i++) {
+          if (isItem(items[i])) continue;
+          if (list.full) list.more++;
+          else list.push({ loc: [source, member, i], msg: ITEM_MSG, type: 'dict_type' });
+        }
+      }
+    }
+    return list;
+  };
+  const issues = (value: unknown, source: Source): ValidationIssue[] => collect(value, source).detail;
   const check = (value: unknown, source: Source): T => {
-    const found = issues(value, source);
-    if (found.length > 0) throw new ValidationError(found);
+    collect(value, source).throwIfAny();
     return value as T;
   };
   return Object.assign(check, { issues });
+}
+
+/** `schema` with the `items` of the named top-level properties taken out (a copy; the schema is shared). */
+function withoutItems(schema: object, members: string[]): object {
+  if (members.length === 0) return schema;
+  const { properties, ...rest } = schema as { properties?: Record<string, object> };
+  const copy: Record<string, object> = { ...properties };
+  for (const member of members) {
+    const property = copy[member] as { items?: unknown } | undefined;
+    if (property === undefined) throw new TypeError(`validator: the schema has no property ${member}`);
+    const { items: _items, ...shape } = property;
+    copy[member] = shape;
+  }
+  return { ...rest, properties: copy };
 }
 
 /** Convert ajv errors to issues, in the order found, without duplicates. */

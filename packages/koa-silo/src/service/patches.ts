@@ -7,13 +7,22 @@
  * data: the new elements' text is spliced in before the closing bracket.
  */
 import { ConflictError, PayloadTooLargeError, ValidationError } from '../errors.js';
-import { applyJsonPatch, applyMergePatch, PatchConflictError, PatchTooLargeError, type JsonPatchOperation } from '../patch/index.js';
+import {
+  applyJsonPatch,
+  applyMergePatch,
+  DEFAULT_PATCH_WORK,
+  PatchConflictError,
+  PatchTooCostlyError,
+  PatchTooLargeError,
+  type JsonPatchOperation,
+} from '../patch/index.js';
 import { siloDocument, type SiloDocument } from '../schemas/silo.js';
 import { validator } from '../schemas/validate.js';
 import { isJsonObject, parseData, writeData } from './data-json.js';
 import type { Region, SiloData, SiloPatch, SiloRecord } from './types.js';
 
-const checkDocument = validator<SiloDocument>(siloDocument);
+// Items must be JSON objects proper: a number kept as text is an object to ajv, not to JSON.
+const checkDocument = validator<SiloDocument>(siloDocument, { file_data: isJsonObject });
 
 /** What a patch changes: the fields, and file_data's new text (undefined: unchanged). */
 export interface Patched {
@@ -39,15 +48,26 @@ function appendedElements(operations: readonly JsonPatchOperation[]): string[] |
 }
 
 /**
- * RFC 6902 on the document: an operation that cannot apply is the contract's 409; `copy`
- * operations duplicating more than the size limit are a 413 before the result is built.
+ * RFC 6902 on the document: an operation that cannot apply is the contract's 409; a patch whose
+ * work would pass its budget a 422 naming the operation, before that work is done; a result
+ * (shared by `copy`) larger than the size limit a 413 before it is serialised.
  */
 function applyPatch(document: object, operations: readonly JsonPatchOperation[], maxDataBytes: number): unknown {
   try {
-    return applyJsonPatch(document, operations, { maxCopyBytes: maxDataBytes });
+    return applyJsonPatch(document, operations, { maxWork: DEFAULT_PATCH_WORK, maxResultChars: maxDataBytes });
   } catch (error) {
     if (error instanceof PatchConflictError) throw new ConflictError(error.message);
     if (error instanceof PatchTooLargeError) throw new PayloadTooLargeError(maxDataBytes);
+    if (error instanceof PatchTooCostlyError) {
+      throw new ValidationError([
+        {
+          loc: error.operation === undefined ? ['body'] : ['body', error.operation],
+          msg: `The patch would shift or copy more than ${error.limit} elements of the document: split it, or send the new file_data whole`,
+          type: 'patch_too_costly',
+          ctx: { max_work: error.limit },
+        },
+      ]);
+    }
     throw error;
   }
 }
@@ -84,16 +104,15 @@ export async function applySiloPatch(
   const document = { ...fields, file_data: data };
   const result = patch.type === 'merge' ? applyMergePatch(document, patch.patch) : applyPatch(document, patch.operations, maxDataBytes);
   const issues = checkDocument.issues(result, 'body');
-  // Numbers kept as text are objects to the schema: items must be JSON objects proper.
+  // A number kept as text is an object to the schema, not to JSON.
   const fileData: unknown = isJsonObject(result) ? result.file_data : undefined;
-  if (Array.isArray(fileData)) {
-    fileData.forEach((item: unknown, i) => {
-      if (!isJsonObject(item)) issues.push({ loc: ['body', 'file_data', i], msg: 'Input should be a valid dictionary (a JSON object)', type: 'dict_type' });
-    });
-  } else if (fileData !== undefined && !isJsonObject(fileData)) {
+  const flagged = issues.some((issue) => issue.loc[1] === 'file_data' && issue.loc.length === 2);
+  if (fileData !== undefined && !Array.isArray(fileData) && !isJsonObject(fileData) && !flagged) {
     issues.push({ loc: ['body', 'file_data'], msg: 'Input should be a JSON object or an array of objects', type: 'dict_type' });
   }
-  if (issues.length > 0) throw new ValidationError(issues.map((issue) => ({ ...issue, msg: `After the patch: ${issue.msg}` })));
+  if (issues.length > 0) {
+    throw new ValidationError(issues.map((issue) => (issue.type === 'too_many_errors' ? issue : { ...issue, msg: `After the patch: ${issue.msg}` })));
+  }
   const next = result as SiloDocument;
   return {
     file_name: next.file_name,
