@@ -10,9 +10,10 @@
 import type { Middleware } from 'koa';
 import { Keyv } from 'keyv';
 import { defaultEventBus } from './events/default-bus.js';
-import { createAdmission, parseGateOf } from './http/admission.js';
+import { createAdmission } from './http/admission.js';
+import { createWork } from './work/index.js';
 import { createHttp } from './http/middleware.js';
-import { resolveOptions, type SiloOptions } from './options.js';
+import { resolveOptions, splitParsedCache, type SiloOptions } from './options.js';
 import { buildOpenApi } from './schemas/openapi.js';
 import { createServices } from './service/index.js';
 import type { AccountService, SiloService } from './service/types.js';
@@ -69,9 +70,16 @@ export function createSilo(options: SiloOptions = {}): Silo {
     maxPerAccount: resolved.webhooks.maxPerAccount,
     allowPrivate: resolved.webhooks.allowPrivate,
   });
+  const work = createWork({
+    ...resolved.work,
+    cacheBytes: splitParsedCache(resolved.parsedCacheBytes).workers,
+    taskBytes: Math.floor(admission.parses.budgetBytes / resolved.work.workers),
+    onWorkerLost: (reason, error) => resolved.logger.error(`silo: a worker thread ${reason}`, error),
+    charge: (bytes) => admission.texts.take(bytes),
+  });
   const { accounts, silos } = createServices(storage, {
     plans: resolved.plans,
-    parseGate: parseGateOf(admission),
+    applyPatch: work.patch,
     onCommit: (event) => bus.publish(event),
     outboxFor: (event) => webhooks.outboxFor(event),
   });
@@ -86,6 +94,7 @@ export function createSilo(options: SiloOptions = {}): Silo {
     bus,
     webhooks,
     console: consoleService,
+    work,
   });
   const worker = resolved.webhooks.deliver
     ? startDeliveryWorker({ storage, allowPrivate: resolved.webhooks.allowPrivate, timing: resolved.webhooks.timing, logger: resolved.logger })
@@ -112,6 +121,7 @@ export function createSilo(options: SiloOptions = {}): Silo {
         http.clear();
         // A bus given in the options is its giver's to close, like its stores' clients.
         if (!options.events) await bus.close();
+        await work.close();
         await storage.close();
       })();
       return closing;
@@ -147,6 +157,7 @@ export {
   type SweepReport,
   type VersionEntry,
 } from './storage/index.js';
+export { recordRules, type RecordRuleOptions, type RecordRules } from './transfer/record-rules.js';
 export { LocalBus } from './events/local-bus.js';
 export { SharedBus, type BusTransport } from './events/shared-bus.js';
 export type { EventBus, EventListener, SiloEvent, SiloEventType } from './events/types.js';

@@ -2,6 +2,8 @@
  * The options of createSilo, their defaults, and their resolution into one checked object.
  */
 import type Keyv from 'keyv';
+import { availableParallelism } from 'node:os';
+import { DEFAULT_MAX_PATCH_OPERATIONS } from './patch/check.js';
 import { REGIONS, type Region } from './service/types.js';
 import { normalizeOrigin, type CorsOrigins } from './http/cors.js';
 import type { EventBus } from './events/types.js';
@@ -96,6 +98,14 @@ export interface SiloOptions {
   bodyCacheBytes?: number;
   /** Deepest JSON nesting accepted in a request body. Default 1000. */
   maxJsonDepth?: number;
+  /** Operations one JSON Patch may have (contract §17). Default 1000. */
+  maxPatchOperations?: number;
+  /**
+   * The worker threads that parse, query, patch and validate large data off the event loop
+   * (work/). Default: one fewer than the machine's cores (at least 1, at most 4); a task waits
+   * at most 5 s for its turn and runs at most 10 s; an account may have 16 tasks waiting per worker.
+   */
+  work?: { workers?: number; deadlineMs?: number; waitMs?: number; maxQueuedPerAccount?: number };
   /** Where unexpected errors (500s) and storage outages (503s) are logged. Default: console. */
   logger?: SiloLogger;
   /** How often the orphan sweep runs (ms), the first time shortly after start; 0 turns it off. Default 10 minutes. */
@@ -167,6 +177,8 @@ export interface ResolvedOptions {
   parsedCacheBytes: number;
   bodyCacheBytes: number;
   maxJsonDepth: number;
+  maxPatchOperations: number;
+  work: { workers: number; deadlineMs: number; waitMs: number; maxQueuedPerAccount: number };
   logger: SiloLogger;
   sweepIntervalMs: number;
   maxStreamsPerClient: number;
@@ -209,6 +221,13 @@ export function resolveOptions(options: SiloOptions = {}): ResolvedOptions {
     notFound,
     ...memory,
     maxJsonDepth: options.maxJsonDepth ?? 1000,
+    maxPatchOperations: positiveInteger('maxPatchOperations', options.maxPatchOperations, DEFAULT_MAX_PATCH_OPERATIONS),
+    work: {
+      workers: positiveInteger('work.workers', options.work?.workers, Math.max(1, Math.min(4, availableParallelism() - 1))),
+      deadlineMs: positiveInteger('work.deadlineMs', options.work?.deadlineMs, 10_000),
+      waitMs: positiveInteger('work.waitMs', options.work?.waitMs, 5_000),
+      maxQueuedPerAccount: positiveInteger('work.maxQueuedPerAccount', options.work?.maxQueuedPerAccount, 16),
+    },
     logger: options.logger ?? { error: (message, err) => console.error(message, err) },
     sweepIntervalMs: options.sweepIntervalMs ?? DEFAULT_SWEEP_INTERVAL_MS,
     maxStreamsPerClient: positiveInteger('maxStreamsPerClient', options.maxStreamsPerClient, DEFAULT_MAX_STREAMS_PER_CLIENT),
@@ -259,6 +278,15 @@ function resolveMemory(options: SiloOptions) {
     bodyCacheBytes,
     ...(options.collectGarbage ? { collectGarbage: options.collectGarbage } : {}),
   };
+}
+
+/**
+ * The parsed-data cache split between the main thread, which keeps only small silos' data (work
+ * on large ones runs on workers), and the workers, which keep the large ones'.
+ */
+export function splitParsedCache(parsedCacheBytes: number): { main: number; workers: number } {
+  const main = Math.floor(parsedCacheBytes / 8);
+  return { main, workers: parsedCacheBytes - main };
 }
 
 /** `Api.Localhost.:8080` → `api.localhost`: lower case, no port, no trailing dot. */

@@ -21,7 +21,6 @@
  */
 import type { Context } from 'koa';
 import type { ResolvedOptions } from '../options.js';
-import type { ParseGate } from '../service/index.js';
 import { MemoryBusyError } from './errors.js';
 import { estimateParsedBytes } from './heap-estimate.js';
 import { Pacer } from './pacing.js';
@@ -149,22 +148,6 @@ function collector(collect: () => void, everyBytes: number): (bytes: number) => 
       scheduled = false;
       collect();
     });
-  };
-}
-
-/**
- * The service's ParseGate: a patch parses the stored text it has loaded (under the silo's lock)
- * once the text and its estimated value fit, in its turn when large. The reservation is given back
- * in the next turn of the event loop, after the patch has been applied to the value in this one.
- */
-export function parseGateOf(admission: Admission): ParseGate {
-  return async (text, parse) => {
-    const reservation = await admission.parses.take(text.length + estimateParsedBytes(text));
-    try {
-      return await admission.pacer.run(text.length, parse);
-    } finally {
-      releaseAfterUse(reservation);
-    }
   };
 }
 

@@ -10,6 +10,7 @@ import { PayloadTooLargeError, ValidationError } from '../errors.js';
 import { releaseWhenDone, type Admission } from './admission.js';
 import { ClientAbortedError, UnsupportedMediaTypeError } from './errors.js';
 import { estimateParsedBytes } from './heap-estimate.js';
+import { parseBodyJson } from '../work/body-check.js';
 
 export interface BodyLimit {
   /** Bytes the body may have. */
@@ -44,9 +45,16 @@ export async function readJson(ctx: Context, limit: BodyLimit, maxDepth: number)
   if (text === EMPTY) {
     throw new ValidationError([{ loc: ['body'], msg: 'Field required', type: 'missing' }]);
   }
-  if (!limit.admission) return { value: parseJson(text, maxDepth), text };
+  if (!limit.admission) return { value: parseBodyJson(text, maxDepth), text };
   releaseWhenDone(ctx, await limit.admission.parses.take(estimateParsedBytes(text)));
-  return { value: await limit.admission.pacer.run(text.length, () => parseJson(text, maxDepth)), text };
+  return { value: await limit.admission.pacer.run(text.length, () => parseBodyJson(text, maxDepth)), text };
+}
+
+/** The body's text, charged to the memory budget until the response is over; a 422 when there is none. */
+export async function readText(ctx: Context, limit: BodyLimit): Promise<string> {
+  const text = await readBodyText(ctx, limit);
+  if (text === EMPTY) throw new ValidationError([{ loc: ['body'], msg: 'Field required', type: 'missing' }]);
+  return text;
 }
 
 async function readBodyText(ctx: Context, limit: BodyLimit): Promise<string | typeof EMPTY> {
@@ -140,60 +148,4 @@ function collect(ctx: Context, limit: BodyLimit, length: number | undefined): Pr
 function tooLarge(ctx: Context, limit: BodyLimit): never {
   ctx.set('Connection', 'close');
   throw new PayloadTooLargeError(limit.planBytes);
-}
-
-/** JSON.parse with the contract's 422s, and a nesting bound checked first so nothing downstream recurses too deep. */
-export function parseJson(text: string, maxDepth: number): unknown {
-  const depth = nestingDepth(text, maxDepth);
-  if (depth > maxDepth) {
-    throw new ValidationError([
-      { loc: ['body'], msg: `JSON nesting is deeper than ${maxDepth} levels`, type: 'json_too_deep' },
-    ]);
-  }
-  try {
-    return JSON.parse(text);
-  } catch (err) {
-    throw new ValidationError([{ loc: ['body'], msg: `JSON decode error: ${decodeReason(err)}`, type: 'json_invalid' }]);
-  }
-}
-
-/**
- * JSON.parse's message without the excerpt of the body that V8 quotes (`Unexpected token 's',
- * ..."name": silo_man_P"... is not valid JSON`): an error body never repeats the client's input,
- * which may hold a key pasted in the wrong place. Positions and the offending character stay.
- */
-function decodeReason(err: unknown): string {
-  const message = err instanceof Error ? err.message : 'invalid JSON';
-  return message.replace(/, (?:\.\.\.)?".*"(?:\.\.\.)? is not valid JSON$/s, ' (not valid JSON)');
-}
-
-/** The deepest bracket nesting of `text` outside strings; stops counting once past `stopAt`. */
-export function nestingDepth(text: string, stopAt: number): number {
-  // Nothing can nest deeper than half its length: short texts need no scan.
-  if (text.length <= stopAt * 2) return 0;
-  let depth = 0;
-  let max = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 0x22) {
-      // Jump to the closing quote: one not preceded by an odd run of backslashes.
-      let close = text.indexOf('"', i + 1);
-      while (close !== -1) {
-        let backslashes = 0;
-        for (let k = close - 1; text.charCodeAt(k) === 0x5c; k--) backslashes++;
-        if (backslashes % 2 === 0) break;
-        close = text.indexOf('"', close + 1);
-      }
-      if (close === -1) return max; // unterminated: JSON.parse reports it
-      i = close;
-    } else if (c === 0x5b || c === 0x7b) {
-      if (++depth > max) {
-        max = depth;
-        if (max > stopAt) return max;
-      }
-    } else if (c === 0x5d || c === 0x7d) {
-      depth--;
-    }
-  }
-  return max;
 }

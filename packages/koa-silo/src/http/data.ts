@@ -20,6 +20,7 @@ import { estimateParsedBytes, WORST_BYTES_PER_CHAR } from './heap-estimate.js';
 import type { RegionOf } from './region.js';
 import { sendJsonBytes, sendJsonText } from './respond.js';
 import type { VersionCache } from './version-cache.js';
+import type { Work } from '../work/index.js';
 
 export interface DataDeps {
   auth: Auth;
@@ -30,12 +31,15 @@ export interface DataDeps {
   /** Encoded response bodies (shared with get-silo, under other keys). */
   bodies: VersionCache<Buffer>;
   admission: Admission;
+  /** Queries over large silos run there (work/). */
+  work: Work;
   publicQueries: boolean;
 }
 
-/** What a query string asks for: nothing (the stored data), or a compiled query and its ETag part. */
+/** What a query string asks for: nothing (the stored data), or a compiled query, its text and its ETag part. */
 interface QueryPlan {
   query?: (data: unknown) => unknown;
+  search?: string;
   tag?: string;
 }
 
@@ -43,7 +47,7 @@ const NO_QUERY: QueryPlan = {};
 const PLANS_MAX = 500;
 
 export function dataHandlers(deps: DataDeps) {
-  const { auth, silos, regionOf, parsed, bodies, admission } = deps;
+  const { auth, silos, regionOf, parsed, bodies, admission, work } = deps;
   // Query plans by query string; only successful compiles are kept.
   const plans = new Map<string, QueryPlan>();
 
@@ -53,7 +57,7 @@ export function dataHandlers(deps: DataDeps) {
     let plan = plans.get(search);
     if (!plan) {
       const params = new URLSearchParams(search);
-      plan = hasQueryParams(params) ? { query: compile(params) as QueryPlan['query'], tag: queryTag(search) } : NO_QUERY;
+      plan = hasQueryParams(params) ? { query: compile(params) as QueryPlan['query'], search, tag: queryTag(search) } : NO_QUERY;
       if (plans.size >= PLANS_MAX) plans.delete(plans.keys().next().value!);
       plans.set(search, plan);
     }
@@ -79,6 +83,16 @@ export function dataHandlers(deps: DataDeps) {
       );
       if (body.version !== etag && answeredNotModified(ctx, etagFor(body.version))) return;
       return sendJsonBytes(ctx, 200, body.value);
+    }
+    if (!work.inline(handle.record.size)) {
+      // A large silo: parsed, queried and serialised on its worker, in its owner's turn.
+      const load = async () => {
+        const data = await handle.load();
+        return { text: data.text, etag: data.record.etag };
+      };
+      const answer = await work.query(handle.record.account, uuid, etag, handle.record.size, plan.search!, load);
+      if (answer.etag !== etag && answeredNotModified(ctx, etagFor(answer.etag, plan.tag))) return;
+      return sendJsonBytes(ctx, 200, answer.bytes);
     }
     const value = await parsed.load(uuid, etag, scope, async () => {
       // The text and its value, for the worst shape until the text is there to estimate from:

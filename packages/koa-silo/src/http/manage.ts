@@ -6,21 +6,18 @@ import type { Context } from 'koa';
 import { ValidationError, type ValidationIssue } from '../errors.js';
 import { BODY_ENVELOPE_BYTES, type Plan } from '../options.js';
 import { listQuery, uuidPath, type ListQuery, type UuidPath } from '../schemas/params.js';
-import { createSiloBody, updateSiloBody, BODY_FIELDS, type CreateSiloBody, type UpdateSiloBody } from '../schemas/silo.js';
-import { isPlainObject, validator } from '../schemas/validate.js';
+import { validator } from '../schemas/validate.js';
 import type { SiloDataRecord, SiloFields, SiloMeta, SiloRecord, SiloService } from '../service/types.js';
 import type { Auth } from './auth.js';
 import { loadCharged, type Admission } from './admission.js';
-import { readJson, type BodyLimit } from './body.js';
+import { readText, type BodyLimit } from './body.js';
 import { PreconditionRequiredError } from './errors.js';
 import { answeredNotModified, etagFor, hasIfMatch, ifMatchTags, notModified } from './etag.js';
-import { memberText } from './json-member.js';
-import { readPatch } from './patch-body.js';
+import { patchShape } from './patch-body.js';
+import type { Work } from '../work/index.js';
 import { sendEmpty, sendJson, sendJsonBytes, sendJsonText } from './respond.js';
 import type { VersionCache } from './version-cache.js';
 
-const checkCreate = validator<CreateSiloBody>(createSiloBody, { file_data: isPlainObject });
-const checkUpdate = validator<UpdateSiloBody>(updateSiloBody, { file_data: isPlainObject });
 const checkPath = validator<UuidPath>(uuidPath);
 const checkList = validator<ListQuery>(listQuery);
 
@@ -29,6 +26,9 @@ export interface ManageDeps {
   silos: SiloService;
   requireIfMatch: boolean;
   maxJsonDepth: number;
+  maxPatchOperations: number;
+  /** Where bodies are parsed and checked (on a worker thread when large). */
+  work: Work;
   /** Encoded get-silo bodies, under `data:<uuid>` (shared with data reads' raw bodies). */
   bodies: VersionCache<Buffer>;
   /** Where request bodies are charged while they are read and parsed (admission.ts). */
@@ -78,15 +78,6 @@ export function throwIfAny(issues: ValidationIssue[]): void {
   if (issues.length > 0) throw new ValidationError(issues);
 }
 
-/** Only the known fields, so unknown ones never reach the service. */
-function pick<T extends object>(body: T, fields: readonly string[]): Partial<T> {
-  const out: Record<string, unknown> = {};
-  for (const field of fields) {
-    if (Object.hasOwn(body, field)) out[field] = (body as Record<string, unknown>)[field];
-  }
-  return out as Partial<T>;
-}
-
 export function lastParam(params: URLSearchParams, name: string): string | undefined {
   return params.getAll(name).at(-1);
 }
@@ -96,19 +87,8 @@ export function queryInt(value: string | undefined): number | string | undefined
   return /^\s*[+-]?\d{1,15}\s*$/.test(value) ? Number(value) : value;
 }
 
-/** Every body field but file_data, whose text is taken from the body as sent. */
-const FIELDS = BODY_FIELDS.filter((f) => f !== 'file_data');
-
-/**
- * file_data's text exactly as the client sent it (numbers as written, whitespace removed); a body
- * already parsed by an app's own body parser only has its value left.
- */
-function dataText(bodyText: string, value: unknown): string {
-  return memberText(bodyText, 'file_data') ?? JSON.stringify(value);
-}
-
 export function manageHandlers(deps: ManageDeps) {
-  const { auth, silos, bodies } = deps;
+  const { auth, silos, bodies, work } = deps;
 
   const sendRecord = (ctx: Context, status: number, record: SiloRecord) => {
     ctx.set('ETag', etagFor(record.etag));
@@ -122,11 +102,11 @@ export function manageHandlers(deps: ManageDeps) {
   return {
     async create(ctx: Context): Promise<void> {
       const caller = await auth.require(ctx, 'manage');
-      const body = await readJson(ctx, bodyLimit(caller.plan, deps.admission), deps.maxJsonDepth);
-      const input = checkCreate(body.value, 'body');
-      const fields = pick(input, FIELDS) as SiloFields;
+      const text = await readText(ctx, bodyLimit(caller.plan, deps.admission));
+      const body = await work.checkBody(caller.account, 'create', text, deps.maxJsonDepth, deps.maxPatchOperations);
+      throwIfAny(body.issues);
       await caller.confirm();
-      const record = await silos.createText(caller.account, fields, dataText(body.text, input.file_data));
+      const record = await silos.createText(caller.account, body.fields as unknown as SiloFields, body.dataText!);
       ctx.set('Location', `/api/v1/manage/meta/${record.file_uuid}`);
       sendRecord(ctx, 201, record);
     },
@@ -181,21 +161,18 @@ export function manageHandlers(deps: ManageDeps) {
     async update(ctx: Context, param: string): Promise<void> {
       const caller = await auth.require(ctx, 'manage');
       const { uuid, issues } = pathUuid(param);
-      const patch = await readPatch(ctx, bodyLimit(caller.plan, deps.admission), deps.maxJsonDepth);
-      if (patch) {
-        throwIfAny([...issues, ...patch.issues]);
-        requireIfMatch(ctx);
-        await caller.confirm();
-        return sendUpdated(ctx, await silos.patch(caller.account, uuid, patch.patch, ifMatchTags(ctx)));
-      }
-      const body = await readJson(ctx, bodyLimit(caller.plan, deps.admission), deps.maxJsonDepth);
-      throwIfAny([...issues, ...checkUpdate.issues(body.value, 'body')]);
+      const shape = patchShape(ctx);
+      const text = await readText(ctx, bodyLimit(caller.plan, deps.admission));
+      const body = await work.checkBody(caller.account, shape, text, deps.maxJsonDepth, deps.maxPatchOperations);
+      throwIfAny([...issues, ...body.issues]);
       requireIfMatch(ctx);
-      const input = body.value as UpdateSiloBody;
-      const text = input.file_data === undefined ? undefined : dataText(body.text, input.file_data);
-      const fields = pick(input, FIELDS) as Partial<SiloFields>;
       await caller.confirm();
-      sendUpdated(ctx, await silos.updateText(caller.account, uuid, fields, text, ifMatchTags(ctx)));
+      if (shape !== 'update') {
+        const patch = { type: shape === 'merge-patch' ? 'merge' : 'json-patch', text } as const;
+        return sendUpdated(ctx, await silos.patch(caller.account, uuid, patch, ifMatchTags(ctx)));
+      }
+      const fields = body.fields as Partial<SiloFields>;
+      sendUpdated(ctx, await silos.updateText(caller.account, uuid, fields, body.dataText, ifMatchTags(ctx)));
     },
 
     async delete(ctx: Context, param: string): Promise<void> {

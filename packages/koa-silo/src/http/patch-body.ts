@@ -1,29 +1,16 @@
 /**
- * The body of a partial update (contract §10), chosen by Content-Type: an RFC 7386 merge patch
- * (`application/merge-patch+json`) or an RFC 6902 operation list (`application/json-patch+json`).
- * Any other Content-Type, or none, keeps the contract's update body: clients of the hosted service
- * are never refused for their headers. Patch bodies are parsed keeping numbers as written.
+ * What a PATCH body is, chosen by Content-Type (contract §10): an RFC 7386 merge patch
+ * (`application/merge-patch+json`), an RFC 6902 operation list (`application/json-patch+json`),
+ * or, for any other Content-Type or none, the contract's update body: clients of the hosted
+ * service are never refused for their headers.
  */
 import type { Context } from 'koa';
-import { parseJson } from 'silo-query';
-import type { ValidationIssue } from '../errors.js';
-import { checkJsonPatch, type JsonPatchOperation } from '../patch/index.js';
-import type { SiloPatch } from '../service/types.js';
-import { readJson, type BodyLimit } from './body.js';
+import type { BodyShape } from '../work/index.js';
 
 export const MERGE_PATCH = 'application/merge-patch+json';
 export const JSON_PATCH = 'application/json-patch+json';
 
-/** The patch of a PATCH request and the problems of its body, or undefined for an update body. */
-export async function readPatch(
-  ctx: Context,
-  limit: BodyLimit,
-  maxDepth: number,
-): Promise<{ patch: SiloPatch; issues: ValidationIssue[] } | undefined> {
+export function patchShape(ctx: Context): Exclude<BodyShape, 'create'> {
   const type = ctx.request.type;
-  if (type !== MERGE_PATCH && type !== JSON_PATCH) return undefined;
-  const { text } = await readJson(ctx, limit, maxDepth);
-  const value = parseJson(text);
-  if (type === MERGE_PATCH) return { patch: { type: 'merge', patch: value }, issues: [] };
-  return { patch: { type: 'json-patch', operations: value as JsonPatchOperation[] }, issues: checkJsonPatch(value).detail };
+  return type === MERGE_PATCH ? 'merge-patch' : type === JSON_PATCH ? 'json-patch' : 'update';
 }

@@ -11,7 +11,9 @@ import type { Auth } from './auth.js';
 import { PreconditionRequiredError } from './errors.js';
 import { hasIfMatch, ifMatchTags } from './etag.js';
 import { lastParam, pathUuid, queryInt, sendUpdated, throwIfAny } from './manage.js';
-import { sendJson, sendJsonText } from './respond.js';
+import { loadCharged, type Admission } from './admission.js';
+import { sendJson, sendJsonBytes } from './respond.js';
+import type { VersionCache } from './version-cache.js';
 
 const checkList = validator<ListQuery>(listQuery);
 const checkVersion = validator<{ version: number }>(versionPath);
@@ -20,11 +22,27 @@ export interface VersionDeps {
   auth: Auth;
   silos: SiloService;
   requireIfMatch: boolean;
+  /** Encoded version bodies, under `version:<uuid>:<n>` (a version's data never changes). */
+  bodies: VersionCache<Buffer>;
+  /** Where a version's text and bytes are charged while they are made. */
+  admission: Admission;
 }
 
-/** The path's version as a number, or its issues (a positive integer in canonical form). */
+/** Digits of Number.MAX_SAFE_INTEGER (9007199254740991): a longer canonical number is past it. */
+const SAFE_DIGITS = String(Number.MAX_SAFE_INTEGER).length;
+
+/**
+ * The path's version as a number, or its issues (a positive integer in canonical form, at most
+ * Number.MAX_SAFE_INTEGER). A canonical number past that is never converted, since Number() would
+ * round it to a neighbouring version: it stands as the first unsafe integer, which the schema's
+ * maximum refuses (less_than_equal), however many digits were sent.
+ */
 function pathVersion(param: string): { version: number; issues: ValidationIssue[] } {
-  const value = /^[1-9][0-9]{0,15}$/.test(param) ? Number(param) : param;
+  let value: number | string = param;
+  if (/^[1-9][0-9]*$/.test(param)) {
+    const safe = param.length < SAFE_DIGITS || (param.length === SAFE_DIGITS && param <= String(Number.MAX_SAFE_INTEGER));
+    value = safe ? Number(param) : Number.MAX_SAFE_INTEGER + 1;
+  }
   return { version: Number(value), issues: checkVersion.issues({ version: value }, 'path') };
 }
 
@@ -51,9 +69,16 @@ export function versionHandlers(deps: VersionDeps) {
       const { uuid, issues } = pathUuid(param);
       const { version, issues: versionIssues } = pathVersion(versionParam);
       throwIfAny([...issues, ...versionIssues]);
-      const { info, text } = await silos.version(caller.account, uuid, version);
-      const head = JSON.stringify({ version: info.version, updated_at: info.updated_at });
-      sendJsonText(ctx, 200, `${head.slice(0, -1)},"data":${text}}`);
+      const { info, load } = await silos.openVersion(caller.account, uuid, version);
+      // Concurrent reads of one version share one load and one encoding, charged before the read.
+      const body = await deps.bodies.load(`version:${uuid}:${info.version}`, String(info.version), caller.account, () =>
+        loadCharged(deps.admission.texts, 3 * info.size, async () => {
+          const head = JSON.stringify({ version: info.version, updated_at: info.updated_at });
+          const bytes = Buffer.from(`${head.slice(0, -1)},"data":${await load()}}`, 'utf8');
+          return { version: String(info.version), value: bytes, bytes: bytes.length };
+        }),
+      );
+      sendJsonBytes(ctx, 200, body.value);
     },
 
     async restore(ctx: Context, param: string, versionParam: string): Promise<void> {

@@ -1,6 +1,6 @@
 export * from './types.js';
 export { createAccountService, DEFAULT_MANAGE_KEY_DURATION, type AccountServiceOptions } from './account-service.js';
-export { createSiloService, MAX_PER_PAGE, type ParseGate, type SiloServiceOptions } from './silo-service.js';
+export { createSiloService, MAX_PER_PAGE, type PatchApplier, type SiloServiceOptions } from './silo-service.js';
 export { DEFAULT_MAX_DATA_BYTES, DEFAULT_PLAN_NAME, type PlanLimits, type Plans } from './plans.js';
 export { KEY_HEADER, KEY_PREFIX } from './key-values.js';
 export type { Clock } from './clock.js';
@@ -9,7 +9,7 @@ import type { SiloStorage } from '../storage/types.js';
 import { createAccountService } from './account-service.js';
 import type { Clock } from './clock.js';
 import type { Plans } from './plans.js';
-import { createSiloService, type ParseGate, type SiloServiceOptions } from './silo-service.js';
+import { createSiloService, type PatchApplier, type SiloServiceOptions } from './silo-service.js';
 import type { AccountService, SiloService } from './types.js';
 
 export interface Services {
@@ -20,7 +20,7 @@ export interface Services {
 /** Both services over one storage, with the same plans and clock. */
 export function createServices(
   storage: SiloStorage,
-  options: { plans?: Plans; now?: Clock; parseGate?: ParseGate } & Pick<SiloServiceOptions, 'onCommit' | 'outboxFor'> = {},
+  options: { plans?: Plans; now?: Clock; applyPatch?: PatchApplier } & Pick<SiloServiceOptions, 'onCommit' | 'outboxFor'> = {},
 ): Services {
   const accounts = createAccountService(storage, options);
   // One cache of plan names for both (authentication and the silo service's limits).

@@ -19,6 +19,7 @@ import {
 import { siloDocument, type SiloDocument } from '../schemas/silo.js';
 import { validator } from '../schemas/validate.js';
 import { isJsonObject, parseData, writeData } from './data-json.js';
+import { parseJson } from 'silo-query';
 import type { Region, SiloData, SiloPatch, SiloRecord } from './types.js';
 
 // Items must be JSON objects proper: a number kept as text is an object to ajv, not to JSON.
@@ -72,8 +73,37 @@ function applyPatch(document: object, operations: readonly JsonPatchOperation[],
   }
 }
 
+/** A patch given as its text, parsed (numbers as written); one given as a value, as it is. */
+function patchValue(patch: SiloPatch): Exclude<SiloPatch, { text: string }> {
+  if (!('text' in patch)) return patch;
+  const value = parseJson(patch.text);
+  return patch.type === 'merge' ? { type: 'merge', patch: value } : { type: 'json-patch', operations: value as JsonPatchOperation[] };
+}
+
 function isArrayText(text: string): boolean {
   return text.charCodeAt(0) === 0x5b; // '[': stored texts are compact
+}
+
+/** What a patch needs to know of the silo beside its data. */
+export type PatchedRecord = Pick<SiloRecord, 'file_name' | 'region_name' | 'is_public' | 'size'>;
+
+/**
+ * The result of `patch` when it only appends objects to the array silo whose data is `text`
+ * (the commonest patch): the new elements' text spliced in before the closing bracket, with no
+ * parse of the stored data. Undefined for any other patch.
+ */
+export function appendOnly(record: PatchedRecord, text: string, patch: SiloPatch): Patched | undefined {
+  patch = patchValue(patch);
+  if (patch.type !== 'json-patch' || !isArrayText(text)) return undefined;
+  const appended = appendedElements(patch.operations);
+  if (!appended) return undefined;
+  const fields = { file_name: record.file_name, region_name: record.region_name, is_public: record.is_public };
+  if (appended.length === 0) return fields;
+  const body = appended.join(',');
+  const empty = text.length === 2;
+  // The stored size plus the new elements': a 1 MB silo is not counted again for one element.
+  const size = record.size + Buffer.byteLength(body, 'utf8') + (empty ? 0 : 1);
+  return { ...fields, text: empty ? `[${body}]` : `${text.slice(0, -1)},${body}]`, size, appended: body };
 }
 
 /**
@@ -82,24 +112,16 @@ function isArrayText(text: string): boolean {
  * ValidationError (422) when its result breaks the update rules.
  */
 export async function applySiloPatch(
-  record: SiloRecord,
+  record: PatchedRecord,
   text: string,
   patch: SiloPatch,
   maxDataBytes: number,
   parse: (text: string) => Promise<unknown> = async (t) => parseData(t),
 ): Promise<Patched> {
+  patch = patchValue(patch);
+  const appended = appendOnly(record, text, patch);
+  if (appended) return appended;
   const fields = { file_name: record.file_name, region_name: record.region_name, is_public: record.is_public };
-  if (patch.type === 'json-patch') {
-    const appended = isArrayText(text) ? appendedElements(patch.operations) : undefined;
-    if (appended) {
-      if (appended.length === 0) return fields;
-      const body = appended.join(',');
-      const empty = text.length === 2;
-      // The stored size plus the new elements': a 1 MB silo is not counted again for one element.
-      const size = record.size + Buffer.byteLength(body, 'utf8') + (empty ? 0 : 1);
-      return { ...fields, text: empty ? `[${body}]` : `${text.slice(0, -1)},${body}]`, size, appended: body };
-    }
-  }
   const data = (await parse(text)) as SiloData;
   const document = { ...fields, file_data: data };
   const result = patch.type === 'merge' ? applyMergePatch(document, patch.patch) : applyPatch(document, patch.operations, maxDataBytes);

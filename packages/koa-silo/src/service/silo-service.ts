@@ -13,7 +13,6 @@ import type { SiloEvent } from '../events/types.js';
 import type { NewSilo, NextVersion, SiloHead, SiloStorage } from '../storage/types.js';
 import type { PendingDelivery } from '../webhooks/types.js';
 import { isoTime, nextUpdatedAt, systemClock, type Clock } from './clock.js';
-import { parseData } from './data-json.js';
 import { cachedPlanNames, type PlanNameOf } from './plan-names.js';
 import { applySiloPatch, type Patched } from './patches.js';
 import { DEFAULT_HISTORY_VERSIONS, limitsOf, withDefaultPlan, type PlanLimits, type Plans } from './plans.js';
@@ -37,17 +36,25 @@ import type {
 } from './types.js';
 
 /**
- * Where a patch parses the stored text it has loaded: `parse` runs when the gate lets it (the
- * HTTP layer bounds how much parsed data is in memory at once; see http/admission.ts).
+ * Where a patch is applied to the stored text it has loaded (under the silo's lock): inline by
+ * default; Silo gives the worker pool's (work/), which runs large patches off the event loop.
  */
-export type ParseGate = <T>(text: string, parse: () => T) => Promise<T>;
+export type PatchApplier = (
+  account: string,
+  uuid: string,
+  etag: string,
+  record: Pick<SiloRecord, 'file_name' | 'region_name' | 'is_public' | 'size'>,
+  text: string,
+  patch: SiloPatch,
+  maxDataBytes: number,
+) => Promise<Patched>;
 
 export interface SiloServiceOptions {
   /** Size limits and history length by plan name; `default` (10 MB, 20 versions) is filled in when missing. */
   plans?: Plans;
   now?: Clock;
-  /** Default: parse at once. */
-  parseGate?: ParseGate;
+  /** Default: apply inline. */
+  applyPatch?: PatchApplier;
   /** Where the account's plan name comes from; default: storage, cached (see plan-names.ts). */
   planOf?: PlanNameOf;
   /** Told of every committed write, after its commit (the change feed's source). Must not throw. */
@@ -142,7 +149,8 @@ export function createSiloService(storage: SiloStorage, options: SiloServiceOpti
   const plans = withDefaultPlan(options.plans);
   const now = options.now ?? systemClock;
   const planOf = options.planOf ?? cachedPlanNames((account) => storage.getAccount(account));
-  const parseGate: ParseGate = options.parseGate ?? (async (_text, parse) => parse());
+  const applyPatch: PatchApplier =
+    options.applyPatch ?? ((_account, _uuid, _etag, record, text, patch, maxDataBytes) => applySiloPatch(record, text, patch, maxDataBytes));
   const onCommit = options.onCommit ?? (() => undefined);
   const outboxFor = options.outboxFor ?? (async () => []);
 
@@ -264,6 +272,21 @@ export function createSiloService(storage: SiloStorage, options: SiloServiceOpti
     }));
   }
 
+  async function openVersion(account: string, uuid: string, version: number): Promise<{ info: VersionInfo; load(): Promise<string> }> {
+    const head = await owned(account, idOf(uuid));
+    const entry = await historyEntry(head, version);
+    const missing = () => new NotFoundError(`Version ${version} is not in this silo's history`);
+    if (!entry) throw missing();
+    return {
+      info: infoOf(entry),
+      load: async () => {
+        const text = await storage.getVersionData(head, entry);
+        if (text === undefined) throw missing();
+        return text;
+      },
+    };
+  }
+
   async function historyEntry(head: SiloHead, version: number) {
     if (!Number.isSafeInteger(version) || version < head.oldest || version > head.version) return undefined;
     const [entry] = await storage.getVersions(head, [version]);
@@ -305,9 +328,7 @@ export function createSiloService(storage: SiloStorage, options: SiloServiceOpti
     async patch(account: string, uuid: string, patch: SiloPatch, ifMatch?: IfMatch): Promise<SiloDataRecord> {
       const plan = await limits(account);
       return write(account, uuid, ifMatch, async (current, currentText) => {
-        const patched: Patched = await applySiloPatch(recordOf(current), await currentText(), patch, plan.maxDataBytes, (text) =>
-          parseGate(text, () => parseData(text)),
-        );
+        const patched = await applyPatch(account, current.file_uuid, current.etag, current, await currentText(), patch, plan.maxDataBytes);
         const data =
           patched.text === undefined
             ? undefined
@@ -343,12 +364,11 @@ export function createSiloService(storage: SiloStorage, options: SiloServiceOpti
     },
 
     async version(account: string, uuid: string, version: number): Promise<VersionData> {
-      const head = await owned(account, idOf(uuid));
-      const entry = await historyEntry(head, version);
-      const text = entry && (await storage.getVersionData(head, entry));
-      if (!entry || text === undefined) throw new NotFoundError(`Version ${version} is not in this silo's history`);
-      return { info: infoOf(entry), text };
+      const { info, load } = await openVersion(account, uuid, version);
+      return { info, text: await load() };
     },
+
+    openVersion,
 
     restore(account: string, uuid: string, version: number, ifMatch?: IfMatch): Promise<SiloDataRecord> {
       return write(account, uuid, ifMatch, async (current) => {

@@ -61,11 +61,14 @@ export interface VersionData {
 
 /**
  * A partial update (contract §10): an RFC 7386 merge patch or a validated RFC 6902 operation
- * list, applied to the silo's document `{file_name, file_data, region_name, is_public}`.
+ * list, applied to the silo's document `{file_name, file_data, region_name, is_public}`. Given as
+ * a value, or as its checked JSON text (a request body), parsed with numbers as written where the
+ * patch is applied: on a worker thread when it is large.
  */
 export type SiloPatch =
   | { type: 'merge'; patch: unknown }
-  | { type: 'json-patch'; operations: readonly JsonPatchOperation[] };
+  | { type: 'json-patch'; operations: readonly JsonPatchOperation[] }
+  | { type: 'merge' | 'json-patch'; text: string };
 
 /** The stored data of a silo: its exact JSON text, so a plain read sends it without re-serializing. */
 export interface SiloDataRecord {
@@ -198,6 +201,8 @@ export interface SiloService {
   versions(account: string, uuid: string, page: number, perPage: number): Promise<VersionPage>;
   /** One version in history; NotFoundError when pruned or never written. */
   version(account: string, uuid: string, version: number): Promise<VersionData>;
+  /** One version's entry (its size known before its data is read) and a loader of its data; NotFoundError as `version`. */
+  openVersion(account: string, uuid: string, version: number): Promise<{ info: VersionInfo; load(): Promise<string> }>;
   /** Writes a new version whose file_data is that of `version`. */
   restore(account: string, uuid: string, version: number, ifMatch?: IfMatch): Promise<SiloDataRecord>;
   /**

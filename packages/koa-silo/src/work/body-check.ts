@@ -1,0 +1,98 @@
+/**
+ * A request body's JSON checked as the API reads it: parsed (strict, nesting bounded), validated
+ * by the request schemas, and the parts the service needs taken out (the known fields, and
+ * file_data's text exactly as sent). Pure: it runs inline for small bodies and on a worker thread
+ * for large ones (work/), where a 10 MB body's parse and validation cannot hold other requests.
+ */
+import { ValidationError, type ValidationIssue } from '../errors.js';
+import { memberText } from '../http/json-member.js';
+import { checkJsonPatch } from '../patch/index.js';
+import { BODY_FIELDS, createSiloBody, updateSiloBody, type CreateSiloBody, type UpdateSiloBody } from '../schemas/silo.js';
+import { isPlainObject, validator } from '../schemas/validate.js';
+
+const checkCreate = validator<CreateSiloBody>(createSiloBody, { file_data: isPlainObject });
+const checkUpdate = validator<UpdateSiloBody>(updateSiloBody, { file_data: isPlainObject });
+
+/** What a body is: a create or update body (contract §4), or a patch document (§10). */
+export type BodyShape = 'create' | 'update' | 'merge-patch' | 'json-patch';
+
+export interface CheckedBody {
+  /** Its problems (at most 100 and a count, as a 422 lists them); none when it may be used. */
+  issues: ValidationIssue[];
+  /** The known fields but file_data (create and update bodies). */
+  fields: Record<string, unknown>;
+  /** file_data's text as sent, whitespace removed (when the body has file_data). */
+  dataText?: string;
+}
+
+/** Every body field but file_data, whose text is taken from the body as sent. */
+const FIELDS = BODY_FIELDS.filter((f) => f !== 'file_data');
+
+export function checkBody(shape: BodyShape, text: string, maxDepth: number, maxOperations: number): CheckedBody {
+  const value = parseBodyJson(text, maxDepth);
+  if (shape === 'merge-patch') return { issues: [], fields: {} };
+  if (shape === 'json-patch') return { issues: checkJsonPatch(value, maxOperations).detail, fields: {} };
+  const issues = (shape === 'create' ? checkCreate : checkUpdate).issues(value, 'body');
+  if (issues.length > 0) return { issues, fields: {} };
+  const body = value as Record<string, unknown>;
+  const fields: Record<string, unknown> = {};
+  for (const field of FIELDS) if (Object.hasOwn(body, field)) fields[field] = body[field];
+  if (!Object.hasOwn(body, 'file_data')) return { issues, fields };
+  return { issues, fields, dataText: memberText(text, 'file_data') ?? JSON.stringify(body.file_data) };
+}
+
+/** JSON.parse with the contract's 422s, and a nesting bound checked first so nothing downstream recurses too deep. */
+export function parseBodyJson(text: string, maxDepth: number): unknown {
+  const depth = nestingDepth(text, maxDepth);
+  if (depth > maxDepth) {
+    throw new ValidationError([
+      { loc: ['body'], msg: `JSON nesting is deeper than ${maxDepth} levels`, type: 'json_too_deep' },
+    ]);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new ValidationError([{ loc: ['body'], msg: `JSON decode error: ${decodeReason(err)}`, type: 'json_invalid' }]);
+  }
+}
+
+/**
+ * JSON.parse's message without the excerpt of the body that V8 quotes (`Unexpected token 's',
+ * ..."name": silo_man_P"... is not valid JSON`): an error body never repeats the client's input,
+ * which may hold a key pasted in the wrong place. Positions and the offending character stay.
+ */
+function decodeReason(err: unknown): string {
+  const message = err instanceof Error ? err.message : 'invalid JSON';
+  return message.replace(/, (?:\.\.\.)?".*"(?:\.\.\.)? is not valid JSON$/s, ' (not valid JSON)');
+}
+
+/** The deepest bracket nesting of `text` outside strings; stops counting once past `stopAt`. */
+export function nestingDepth(text: string, stopAt: number): number {
+  // Nothing can nest deeper than half its length: short texts need no scan.
+  if (text.length <= stopAt * 2) return 0;
+  let depth = 0;
+  let max = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      // Jump to the closing quote: one not preceded by an odd run of backslashes.
+      let close = text.indexOf('"', i + 1);
+      while (close !== -1) {
+        let backslashes = 0;
+        for (let k = close - 1; text.charCodeAt(k) === 0x5c; k--) backslashes++;
+        if (backslashes % 2 === 0) break;
+        close = text.indexOf('"', close + 1);
+      }
+      if (close === -1) return max; // unterminated: JSON.parse reports it
+      i = close;
+    } else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) {
+        max = depth;
+        if (max > stopAt) return max;
+      }
+    } else if (c === 0x5d || c === 0x7d) {
+      depth--;
+    }
+  }
+  return max;
+}

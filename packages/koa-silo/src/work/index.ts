@@ -1,0 +1,136 @@
+/**
+ * Work that grows with a silo's size, off the event loop (contract §17): the face the service and
+ * the HTTP layer use. Small work runs inline, where a thread hop would cost more than the work
+ * (below INLINE_CHARS: a parse of 64 KB takes about a third of a millisecond); large work runs on
+ * the worker pool (pool.ts) in its account's turn, with deadlines and a capped heap.
+ */
+import { appendOnly, type Patched } from '../service/patches.js';
+import type { SiloPatch } from '../service/types.js';
+import type { BodyShape, CheckedBody } from './body-check.js';
+import { WorkerPool, type PoolOptions } from './pool.js';
+import { TaskRunner, type PatchTask } from './tasks.js';
+
+export { checkBody, parseBodyJson, nestingDepth, type BodyShape, type CheckedBody } from './body-check.js';
+export { WorkBusyError, WorkFailedError } from './pool.js';
+export { WorkTooLargeError } from './tasks.js';
+
+/** Texts shorter than this are worked on inline. */
+export const INLINE_CHARS = 64 * 1024;
+
+export interface WorkOptions {
+  /** Worker threads. */
+  workers: number;
+  deadlineMs: number;
+  waitMs: number;
+  maxQueuedPerAccount: number;
+  /** Parsed data the workers keep, in all (split between them). */
+  cacheBytes: number;
+  /** Heap one task may take to parse its data (estimated). */
+  taskBytes: number;
+  onWorkerLost?: PoolOptions['onWorkerLost'];
+  /** Charges `bytes` of text held for a worker to the memory budget (it may wait, or refuse with a 503). */
+  charge?: (bytes: number) => Promise<{ release(): void }>;
+}
+
+/** A silo's text and the version it is of. */
+export interface LoadedText {
+  text: string;
+  etag: string;
+}
+
+export interface Work {
+  /** Whether work on a text of `chars` characters runs inline. */
+  inline(chars: number): boolean;
+  /** A request body checked and taken apart (body-check.ts). */
+  checkBody(account: string, shape: BodyShape, text: string, maxDepth: number, maxOperations: number): Promise<CheckedBody>;
+  /**
+   * The JSON bytes of the query `search` over a silo's data of `size` bytes at version `etag` (or
+   * a newer one, named in the answer, when storage no longer had it); `load` gives the data's
+   * text, called only when the silo's worker holds no parse of that version, and charged until
+   * the worker has it.
+   */
+  query(account: string, uuid: string, etag: string, size: number, search: string, load: () => Promise<LoadedText>): Promise<{ bytes: Buffer; etag: string }>;
+  /** `patch` applied to the silo's document at version `etag` whose data is `text`. */
+  patch(account: string, uuid: string, etag: string, record: PatchTask['record'], text: string, patch: SiloPatch, maxDataBytes: number): Promise<Patched>;
+  close(): Promise<void>;
+}
+
+export function createWork(options: WorkOptions): Work {
+  const workers = Math.max(1, options.workers);
+  const pool = new WorkerPool({
+    workers,
+    deadlineMs: options.deadlineMs,
+    waitMs: options.waitMs,
+    maxQueuedPerAccount: options.maxQueuedPerAccount,
+    settings: { cacheBytes: Math.floor(options.cacheBytes / workers), taskBytes: options.taskBytes },
+    ...(options.onWorkerLost ? { onWorkerLost: options.onWorkerLost } : {}),
+  });
+  // Inline work keeps no cache: small data parses in well under a millisecond.
+  const inlineRunner = new TaskRunner(0, options.taskBytes);
+  const inline = (chars: number) => chars < INLINE_CHARS;
+  const charge = options.charge ?? (async () => ({ release: () => undefined }));
+  /** `work` with `bytes` of text charged while it runs (the text held for, and copied to, its worker). */
+  const charged = async <T>(bytes: number, work: () => Promise<T>): Promise<T> => {
+    const reservation = await charge(bytes);
+    try {
+      return await work();
+    } finally {
+      reservation.release();
+    }
+  };
+  // Cold queries of one silo version share one load and one parse: the others wait for it.
+  const warming = new Map<string, Promise<unknown>>();
+
+  return {
+    inline,
+
+    checkBody(account, shape, text, maxDepth, maxOperations) {
+      const task = { kind: 'body', shape, text, maxDepth, maxOperations } as const;
+      return inline(text.length) ? inlineRunner.run(task) : pool.run(task, account);
+    },
+
+    async query(account, uuid, etag, size, search, load) {
+      const lane = pool.laneOf(uuid);
+      const key = `${uuid}\n${etag}`;
+      const pending = warming.get(key);
+      if (pending) await pending.catch(() => undefined);
+      if (lane.holding.get(uuid) === etag) {
+        const done = await pool.run({ kind: 'query', uuid, etag, search }, account, lane);
+        if ('bytes' in done) return { bytes: bytesOf(done.bytes), etag };
+      }
+      // UTF-16 may take two bytes a character, and the worker's copy is made while this one lives.
+      const run = charged(2 * size, async () => {
+        const loaded = await load();
+        lane.holding.set(uuid, loaded.etag);
+        const task = { kind: 'query', uuid, etag: loaded.etag, search, text: loaded.text } as const;
+        return { done: await pool.run(task, account, lane), etag: loaded.etag };
+      });
+      if (!warming.has(key)) {
+        warming.set(key, run);
+        void run.catch(() => undefined).finally(() => warming.delete(key));
+      }
+      const { done, etag: version } = await run;
+      if (!('bytes' in done)) throw new Error('a worker was given a silo text and asked for it again');
+      return { bytes: bytesOf(done.bytes), etag: version };
+    },
+
+    async patch(account, uuid, etag, record, text, patch, maxDataBytes) {
+      const patchChars = 'text' in patch ? patch.text.length : 0;
+      if (!('text' in patch) || inline(text.length + patchChars)) {
+        return inlineRunner.patch({ kind: 'patch', uuid, etag, record, text, patch, maxDataBytes });
+      }
+      // An append to a large silo parses only its small patch, here, and splices the text.
+      const appended = inline(patchChars) ? appendOnly(record, text, patch) : undefined;
+      if (appended) return appended;
+      const task = { kind: 'patch', uuid, etag, record, text, patch, maxDataBytes } as const;
+      return charged(2 * (text.length + patchChars), () => pool.run(task, account, pool.laneOf(uuid)));
+    },
+
+    close: () => pool.close(),
+  };
+}
+
+/** A worker's bytes as a Buffer over the same memory (no copy). */
+function bytesOf(bytes: Uint8Array): Buffer {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}

@@ -1,0 +1,215 @@
+/**
+ * The worker pool: threads that run the tasks of tasks.ts, so that parsing, querying, patching
+ * and validating large data never holds the event loop that serves every other request.
+ *
+ * Built on worker_threads rather than piscina for two things piscina's single queue does not do:
+ * - affinity: a silo's work goes to one worker (by its uuid), which keeps its parsed data, so a
+ *   second query of a 10 MB silo does not parse it again;
+ * - fair shares: each worker's queue takes turns between accounts (fair-queue.ts), and an account
+ *   may have only so many tasks waiting, so one account cannot hold the pool while others wait.
+ *
+ * Every task has two deadlines: it waits in line at most `waitMs` (then 503 with Retry-After,
+ * nothing done), and runs at most `deadlineMs` (then its worker is terminated, the task answers
+ * 503, and a new worker starts for the next task). A worker's heap is capped by V8
+ * (`maxOldGenerationSizeMb`): should an estimate be wrong, the worker dies of it, not the server.
+ * Workers start when first needed and do not keep the process alive.
+ */
+import { Worker } from 'node:worker_threads';
+import { SiloError } from '../errors.js';
+import { FairQueue } from './fair-queue.js';
+import { fromFailure } from './failure.js';
+import type { Task, TaskResult } from './tasks.js';
+import type { ReplyMessage, TaskMessage, WorkerSettings } from './worker.js';
+
+export interface PoolOptions {
+  workers: number;
+  /** Longest a task may run. */
+  deadlineMs: number;
+  /** Longest a task may wait for its worker. */
+  waitMs: number;
+  /** Tasks one account may have waiting on one worker. */
+  maxQueuedPerAccount: number;
+  /** Each worker's parsed-data cache and per-task heap. */
+  settings: WorkerSettings;
+  /** Told of a worker that died or was stopped (never of a task's own failure). */
+  onWorkerLost?: (reason: string, error?: unknown) => void;
+}
+
+/** 503: the pool's line was too long for this request (it waited, or its account has too many waiting). */
+export class WorkBusyError extends SiloError {
+  constructor(retryAfterSeconds: number) {
+    super(503, `The server is busy with other large requests: retry in ${retryAfterSeconds} s`, { 'Retry-After': String(retryAfterSeconds) });
+  }
+}
+
+/** 503: the task ran past its deadline (its worker was stopped) or its worker died under it. */
+export class WorkFailedError extends SiloError {
+  constructor(message: string) {
+    super(503, message, { 'Retry-After': '5' });
+  }
+}
+
+interface Job {
+  id: number;
+  task: Task;
+  account: string;
+  resolve(value: unknown): void;
+  reject(error: Error): void;
+  timer?: NodeJS.Timeout;
+}
+
+const MB = 1024 * 1024;
+/** Heap a worker needs beside its cache and task: code, ajv's compiled schemas, the result text. */
+const WORKER_BASE_BYTES = 64 * MB;
+
+let nextId = 1;
+
+/** One worker and its line. */
+class Lane {
+  private worker: Worker | undefined;
+  private running: Job | undefined;
+  private readonly queue = new FairQueue<Job>();
+  /** The silo versions this lane's worker was given to parse (it may have evicted some since). */
+  readonly holding = new Map<string, string>();
+  private closed = false;
+
+  constructor(private readonly options: PoolOptions) {}
+
+  get load(): number {
+    return this.queue.size + (this.running ? 1 : 0);
+  }
+
+  submit(job: Job): void {
+    if (this.closed) return job.reject(new WorkFailedError('The server is shutting down'));
+    if (this.queue.sizeOf(job.account) >= this.options.maxQueuedPerAccount) return job.reject(new WorkBusyError(1));
+    job.timer = setTimeout(() => {
+      if (this.queue.remove(job.account, job)) job.reject(new WorkBusyError(Math.max(1, Math.ceil(this.options.waitMs / 1000))));
+    }, this.options.waitMs);
+    this.queue.push(job.account, job);
+    this.pump();
+  }
+
+  close(): Promise<void> {
+    this.closed = true;
+    for (let job = this.queue.shift(); job; job = this.queue.shift()) {
+      clearTimeout(job.timer);
+      job.reject(new WorkFailedError('The server is shutting down'));
+    }
+    const running = this.running;
+    if (running) this.lose(new WorkFailedError('The server is shutting down'));
+    const worker = this.worker;
+    this.worker = undefined;
+    return worker ? worker.terminate().then(() => undefined) : Promise.resolve();
+  }
+
+  private pump(): void {
+    if (this.running || this.closed) return;
+    const job = this.queue.shift();
+    if (!job) return;
+    clearTimeout(job.timer);
+    this.running = job;
+    const worker = this.ensureWorker();
+    job.timer = setTimeout(() => {
+      this.lose(new WorkFailedError(`The request's work took longer than ${this.options.deadlineMs} ms and was stopped`));
+    }, this.options.deadlineMs);
+    worker.postMessage({ id: job.id, task: job.task } satisfies TaskMessage);
+  }
+
+  private ensureWorker(): Worker {
+    if (this.worker) return this.worker;
+    const worker = spawn(this.options.settings);
+    worker.unref();
+    worker.on('message', (reply: ReplyMessage) => this.settle(worker, reply));
+    worker.on('error', (error) => this.died(worker, error));
+    worker.on('exit', (code) => this.died(worker, new Error(`exited with code ${code}`)));
+    this.worker = worker;
+    return worker;
+  }
+
+  private settle(worker: Worker, reply: ReplyMessage): void {
+    const job = this.running;
+    if (worker !== this.worker || !job || job.id !== reply.id) return;
+    clearTimeout(job.timer);
+    this.running = undefined;
+    if ('failure' in reply) job.reject(fromFailure(reply.failure));
+    else job.resolve(reply.result);
+    this.pump();
+  }
+
+  /** The worker died by itself (out of memory, a crash): its task fails, the next one gets a new worker. */
+  private died(worker: Worker, error: Error): void {
+    if (worker !== this.worker) return;
+    this.worker = undefined;
+    this.holding.clear();
+    this.options.onWorkerLost?.('died', error);
+    const job = this.running;
+    this.running = undefined;
+    if (job) {
+      clearTimeout(job.timer);
+      job.reject(new WorkFailedError('The request needed more memory than the server allows one request'));
+    }
+    this.pump();
+  }
+
+  /** Stops the running task's worker (past its deadline, or closing): the task fails with `error`. */
+  private lose(error: Error): void {
+    const job = this.running;
+    const worker = this.worker;
+    this.running = undefined;
+    this.worker = undefined;
+    this.holding.clear();
+    if (worker) {
+      this.options.onWorkerLost?.('stopped', error);
+      void worker.terminate();
+    }
+    if (job) {
+      clearTimeout(job.timer);
+      job.reject(error);
+    }
+    this.pump();
+  }
+}
+
+/** A worker running worker.ts: compiled JavaScript, or the TypeScript sources through tsx (tests run the sources). */
+function spawn(settings: WorkerSettings): Worker {
+  const heapMb = Math.ceil((settings.cacheBytes + settings.taskBytes + WORKER_BASE_BYTES) / MB);
+  const options = { workerData: settings, resourceLimits: { maxOldGenerationSizeMb: heapMb } };
+  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./worker.js', import.meta.url), options);
+  const target = JSON.stringify(new URL('./worker.ts', import.meta.url).href);
+  const boot = `import('tsx/esm/api').then(({ register }) => { register(); return import(${target}); })`;
+  return new Worker(boot, { ...options, eval: true });
+}
+
+/** FNV-1a of a silo's uuid: which worker keeps its parsed data. */
+function hashOf(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return h >>> 0;
+}
+
+export class WorkerPool {
+  private readonly lanes: Lane[];
+
+  constructor(options: PoolOptions) {
+    this.lanes = Array.from({ length: Math.max(1, options.workers) }, () => new Lane(options));
+  }
+
+  /** The lane of `affinity` (a silo's uuid), or the least loaded one. */
+  laneOf(affinity?: string): Lane {
+    if (affinity !== undefined) return this.lanes[hashOf(affinity) % this.lanes.length]!;
+    return this.lanes.reduce((best, lane) => (lane.load < best.load ? lane : best));
+  }
+
+  /** Runs `task` on `lane` (default: by `affinity`, else the least loaded) in `account`'s turn. */
+  run<T extends Task>(task: T, account: string, lane: Lane = this.laneOf()): Promise<TaskResult<T>> {
+    return new Promise<TaskResult<T>>((resolve, reject) => {
+      lane.submit({ id: nextId++, task, account, resolve: resolve as (value: unknown) => void, reject });
+    });
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.lanes.map((lane) => lane.close()));
+  }
+}
+
+export type { Lane };

@@ -1,0 +1,133 @@
+/**
+ * The work that grows with a silo's size, as tasks a worker thread runs (worker.ts), or the main
+ * thread runs inline when they are small (index.ts). Each task is plain data in and plain data
+ * out: a parsed value never crosses threads (a structured clone would copy it and drop its
+ * JsonNumbers); texts go in, and texts or bytes come out.
+ *
+ * A worker keeps the parsed data of the silos it queried (one version each, LRU within its
+ * byte budget, charged by heap-estimate.ts), so repeated queries of a large silo parse it once;
+ * the pool sends a silo's work to the same worker.
+ */
+import { compile, parseJson, toJSON } from 'silo-query';
+import { SiloError } from '../errors.js';
+import { estimateParsedBytes } from '../http/heap-estimate.js';
+import { VersionCache } from '../http/version-cache.js';
+import { applySiloPatch, type Patched } from '../service/patches.js';
+import type { Region, SiloPatch } from '../service/types.js';
+import { checkBody, type BodyShape, type CheckedBody } from './body-check.js';
+
+export interface QueryTask {
+  kind: 'query';
+  uuid: string;
+  etag: string;
+  /** The query string (validated already: it compiled on the main thread). */
+  search: string;
+  /** The silo's data; absent when the worker is believed to hold its parse of this version. */
+  text?: string;
+}
+
+/** The answer's JSON as UTF-8 bytes (moved to the main thread, not copied), or a request for the text. */
+export type QueryDone = { bytes: Uint8Array } | { miss: true };
+
+export interface PatchTask {
+  kind: 'patch';
+  uuid: string;
+  etag: string;
+  record: { file_name: string; region_name: Region; is_public: boolean; size: number };
+  text: string;
+  /** As its JSON text when sent to a worker (a value would be copied, and lose its exact numbers). */
+  patch: SiloPatch;
+  maxDataBytes: number;
+}
+
+export interface BodyTask {
+  kind: 'body';
+  shape: BodyShape;
+  text: string;
+  maxDepth: number;
+  maxOperations: number;
+}
+
+export type Task = QueryTask | PatchTask | BodyTask;
+
+export type TaskResult<T extends Task> = T extends QueryTask ? QueryDone : T extends PatchTask ? Patched : CheckedBody;
+
+/** 503: a task's data would need more heap than a worker may use (the memory budget is too small for it). */
+export class WorkTooLargeError extends SiloError {
+  constructor() {
+    super(503, 'This silo needs more memory than the server allows one request: ask its operator to raise SILO_MEMORY_BUDGET', { 'Retry-After': '60' });
+  }
+}
+
+const encoder = new TextEncoder();
+
+/** Compiled queries by query string, kept while used. */
+const COMPILED_MAX = 200;
+
+/** One thread's state: its parsed-data cache and compiled queries. */
+export class TaskRunner {
+  private readonly parsed: VersionCache<unknown>;
+  private readonly compiled = new Map<string, (data: unknown) => unknown>();
+
+  constructor(
+    private readonly cacheBytes: number,
+    /** Heap one task's parse may take (estimated), beside the cache. */
+    private readonly taskBytes: number,
+  ) {
+    this.parsed = new VersionCache<unknown>(cacheBytes);
+  }
+
+  async run<T extends Task>(task: T): Promise<TaskResult<T>> {
+    switch (task.kind) {
+      case 'query':
+        return this.query(task) as TaskResult<T>;
+      case 'patch':
+        return (await this.patch(task)) as TaskResult<T>;
+      default:
+        return checkBody(task.shape, task.text, task.maxDepth, task.maxOperations) as TaskResult<T>;
+    }
+  }
+
+  query(task: QueryTask): QueryDone {
+    let value = this.parsed.get(task.uuid, task.etag);
+    if (value === undefined) {
+      if (task.text === undefined) return { miss: true };
+      value = this.parse(task.uuid, task.etag, task.text);
+    }
+    const text = toJSON(this.compiledQuery(task.search)(value)) ?? 'null';
+    // Its own ArrayBuffer (never a slice of Buffer's shared pool), so it can be moved.
+    return { bytes: encoder.encode(text) };
+  }
+
+  async patch(task: PatchTask): Promise<Patched> {
+    // Patches are copy-on-write: the cached value of this version is shared, never changed.
+    const parse = async (text: string) => this.parsed.get(task.uuid, task.etag) ?? this.parse(undefined, task.etag, text);
+    return applySiloPatch(task.record, task.text, task.patch, task.maxDataBytes, parse);
+  }
+
+  clear(): void {
+    this.parsed.clear();
+    this.compiled.clear();
+  }
+
+  /** `text` parsed (numbers as written), refused before parsing when it cannot fit; kept under `uuid` when given. */
+  private parse(uuid: string | undefined, etag: string, text: string): unknown {
+    const bytes = estimateParsedBytes(text);
+    // One task at a time: a parse larger than its share may take the cache's too, not more.
+    if (bytes > this.taskBytes + this.cacheBytes) throw new WorkTooLargeError();
+    if (bytes > this.taskBytes) this.parsed.clear();
+    const value = parseJson(text);
+    if (uuid !== undefined) this.parsed.set(uuid, etag, value, bytes);
+    return value;
+  }
+
+  private compiledQuery(search: string): (data: unknown) => unknown {
+    let query = this.compiled.get(search);
+    if (!query) {
+      query = compile(new URLSearchParams(search)) as (data: unknown) => unknown;
+      if (this.compiled.size >= COMPILED_MAX) this.compiled.delete(this.compiled.keys().next().value!);
+      this.compiled.set(search, query);
+    }
+    return query;
+  }
+}
