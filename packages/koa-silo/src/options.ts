@@ -17,6 +17,13 @@ export interface Plan {
   rateLimitPerMinute: number;
   /** Versions each silo keeps in history, the current one included. Default 20 (1: only the current). */
   historyVersions?: number;
+  /** Keys (manage and access together) an account may have. Default 20. */
+  maxKeys?: number;
+  /**
+   * Requests per account per minute, whatever keys they use, beside each key's own limit (so more
+   * keys do not mean more traffic). Default four keys' worth (4 × rateLimitPerMinute); 0 turns it off.
+   */
+  accountRateLimitPerMinute?: number;
 }
 
 /**
@@ -147,7 +154,7 @@ export const DEFAULT_HOSTS: Record<Region, string> = {
 
 export const DEFAULT_PLAN_NAME = 'default';
 
-export const DEFAULT_PLAN: Plan = { maxDataBytes: 10_000_000, rateLimitPerMinute: 600, historyVersions: 20 };
+export const DEFAULT_PLAN: Plan = { maxDataBytes: 10_000_000, rateLimitPerMinute: 600, historyVersions: 20, maxKeys: 20, accountRateLimitPerMinute: 2400 };
 
 export const DEFAULT_SWEEP_INTERVAL_MS = 10 * 60_000;
 
@@ -205,7 +212,12 @@ export function resolveOptions(options: SiloOptions = {}): ResolvedOptions {
     if (!(Number.isSafeInteger(historyVersions) && historyVersions >= 1 && historyVersions <= 1000)) {
       throw new TypeError(`plans.${name}.historyVersions must be an integer from 1 to 1000`);
     }
-    plans[name] = { maxDataBytes: plan.maxDataBytes, rateLimitPerMinute: plan.rateLimitPerMinute, historyVersions };
+    const maxKeys = positiveInteger(`plans.${name}.maxKeys`, plan.maxKeys, DEFAULT_PLAN.maxKeys!);
+    const accountRateLimitPerMinute = plan.accountRateLimitPerMinute ?? 4 * plan.rateLimitPerMinute;
+    if (!(Number.isSafeInteger(accountRateLimitPerMinute) && accountRateLimitPerMinute >= 0)) {
+      throw new TypeError(`plans.${name}.accountRateLimitPerMinute must be an integer >= 0 (0 turns it off)`);
+    }
+    plans[name] = { maxDataBytes: plan.maxDataBytes, rateLimitPerMinute: plan.rateLimitPerMinute, historyVersions, maxKeys, accountRateLimitPerMinute };
   }
   const memory = resolveMemory(options);
   const notFound = options.notFound ?? 'next';

@@ -84,6 +84,7 @@ export function createAuth(deps: {
       if (plan.rateLimitPerMinute > 0) {
         // Account names have no ':', so the three parts cannot run into each other.
         await rateLimit.consume(ctx, `key:${principal.keyType}:${principal.account}:${principal.keyName}`, planName);
+        await rateLimit.consumeAccount(principal.account, planName);
       }
       const checkedAt = Date.now();
       const confirm = async () => {

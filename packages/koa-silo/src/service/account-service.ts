@@ -4,12 +4,12 @@
  * Key lookups are never cached: every authentication reads the store, so a revocation takes
  * effect on the next request of every instance sharing the storage (the contract allows 1 s).
  */
-import { BadRequestError, ConflictError, NotFoundError, UnauthorizedError } from '../errors.js';
+import { BadRequestError, ConflictError, NotFoundError, UnauthorizedError, ValidationError } from '../errors.js';
 import type { SiloStorage, StoredKey } from '../storage/types.js';
 import { isoTime, systemClock, type Clock } from './clock.js';
 import { generateKeyValue, hashKeyValue, KEY_HEADER, KEY_PREFIX, MAX_KEY_VALUE_LENGTH, sameHash } from './key-values.js';
 import { cachedPlanNames } from './plan-names.js';
-import { DEFAULT_PLAN_NAME, withDefaultPlan, type Plans } from './plans.js';
+import { DEFAULT_MAX_KEYS, DEFAULT_PLAN_NAME, limitsOf, withDefaultPlan, type Plans } from './plans.js';
 import { canonicalUuid } from './silo-ids.js';
 import {
   MANAGE_KEY_DURATIONS,
@@ -118,7 +118,14 @@ export function createAccountService(storage: SiloStorage, options: AccountServi
       const { account, type, name } = input;
       if (type !== 'manage' && type !== 'access') throw new BadRequestError('A key type is "manage" or "access"');
       checkKeyName(name);
-      await existingAccount(account);
+      const owner = await existingAccount(account);
+      // A cap checked before the insert: two creates racing past it may make one key more.
+      const { maxKeys = DEFAULT_MAX_KEYS } = limitsOf(plans, owner.plan);
+      if ((await storage.listKeys(account)).length >= maxKeys) {
+        throw new ValidationError([
+          { loc: ['body'], msg: `An account may have at most ${maxKeys} keys: revoke one first`, type: 'too_many_keys', ctx: { max: maxKeys } },
+        ]);
+      }
       const nowMs = now();
       const stored: StoredKey = { type, name, account, created_at: isoTime(nowMs), hash: '' };
       if (type === 'manage') {

@@ -9,11 +9,14 @@ export interface PlanLimits {
   maxDataBytes: number;
   /** Versions kept in history, the current one included (contract §9). Default 20. */
   historyVersions?: number;
+  /** Keys an account may have (contract §17). Default 20. */
+  maxKeys?: number;
 }
 
 export const DEFAULT_PLAN_NAME = 'default';
 export const DEFAULT_MAX_DATA_BYTES = 10_000_000;
 export const DEFAULT_HISTORY_VERSIONS = 20;
+export const DEFAULT_MAX_KEYS = 20;
 
 export type Plans = Record<string, PlanLimits>;
 
