@@ -1,12 +1,15 @@
 /**
  * Contract §13's server side over real HTTP: sign-in (the same answer, and about the same time, for
- * an unknown user and a wrong password; rate limited), the session cookie's flags, the API used
+ * an unknown user and a wrong password; limited per address and per user and address, slowed down
+ * per user, never locked out), the session cookie's flags, the API used
  * with the session from this server's pages only (Origin), keys made and revoked in the console,
  * sign-out and a deleted user ending the session, the idle timeout.
  */
 import Keyv from 'keyv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createConsoleService, SESSION_IDLE_MS } from '../src/console/service.js';
+import { clientNetwork } from '../src/http/client.js';
+import { failureDelayMs, FREE_FAILURES, MAX_FAILURE_DELAY_MS } from '../src/http/sign-in-guard.js';
 import { createStorage } from '../src/storage/index.js';
 import { rawRequest, startSilo, type Harness } from './support/http.js';
 
@@ -58,28 +61,62 @@ describe('console sessions', () => {
   });
 
   it('takes as long for an unknown user as for a wrong password', async () => {
-    const time = async (user: string, n: number) => {
+    // One failure per user name: repeated failures of one name are slowed down on purpose (below).
+    for (let i = 0; i < 7; i++) await h.silo.console.createUser({ account: 'acme', name: `timed-${i}` });
+    const time = async (user: (i: number) => string, n: number) => {
       const took: number[] = [];
       for (let i = 0; i < n; i++) {
         const started = process.hrtime.bigint();
-        await signIn(user, `guess ${i}`, `10.1.${user.length}.${i}`);
+        await signIn(user(i), `guess ${i}`, `10.1.${user(i).length}.${i}`);
         took.push(Number(process.hrtime.bigint() - started) / 1e6);
       }
       return took.sort((a, b) => a - b)[Math.floor(n / 2)]!;
     };
-    const unknown = await time('someone-else', 7);
-    const wrong = await time('ann', 7);
+    const unknown = await time((i) => `someone-else-${i}`, 7);
+    const wrong = await time((i) => `timed-${i}`, 7);
     // scrypt dominates both (tens of ms); a store read more or less is noise beside it.
     expect(unknown / wrong).toBeGreaterThan(0.6);
     expect(unknown / wrong).toBeLessThan(1.6);
   });
 
-  it('limits sign-in attempts per address and per user (429)', async () => {
-    const statuses: number[] = [];
-    for (let i = 0; i < 12; i++) statuses.push((await signIn('carl', 'x', '10.9.9.9')).status);
-    expect(statuses.slice(0, 10)).toEqual(Array(10).fill(401));
-    expect(statuses.slice(10)).toEqual([429, 429]);
-  });
+  it('limits sign-in attempts per address, and per user and address (429)', async () => {
+    // Per (user, address): 10 a minute. In parallel: each failure of one name is slowed down.
+    const pair = await Promise.all(Array.from({ length: 10 }, () => signIn('carl', 'x', '10.9.9.9')));
+    expect(pair.map((r) => r.status)).toEqual(Array(10).fill(401));
+    expect((await signIn('carl', 'x', '10.9.9.9')).status).toBe(429);
+    expect((await signIn('carl', 'x', '10.9.9.10')).status).toBe(401); // another address: its own count
+    // Per address: 20 a minute, whatever user each names. An IPv6 client counts by its /64.
+    const many = await Promise.all(Array.from({ length: 20 }, (_, i) => signIn(`guess-${i}`, 'x', `2001:db8:1:2::${i.toString(16)}`)));
+    expect(many.map((r) => r.status)).toEqual(Array(20).fill(401));
+    const over = await signIn('guess-20', 'x', '2001:db8:1:2:ffff::1');
+    expect(over.status).toBe(429);
+    expect(over.headers['retry-after']).toMatch(/^\d+$/);
+    expect((await signIn('guess-20', 'x', '2001:db8:1:3::1')).status).toBe(401); // another network
+  }, 30_000);
+
+  it('never locks the user out: a guesser failing from many addresses only slows failed attempts down', async () => {
+    const { password: erins } = await h.silo.console.createUser({ account: 'acme', name: 'erin' });
+    // The guesser: one address until it is refused, then many, one wrong password each.
+    const one = await Promise.all(Array.from({ length: 12 }, () => signIn('erin', 'guess', '10.6.6.6')));
+    expect(one.map((r) => r.status).sort()).toEqual([...Array(10).fill(401), 429, 429]);
+    const spread = await Promise.all(Array.from({ length: 5 }, (_, i) => signIn('erin', `guess ${i}`, `10.6.7.${i + 1}`)));
+    expect(spread.map((r) => r.status)).toEqual(Array(5).fill(401));
+    expect((await signIn('erin', erins, '10.6.6.6')).status).toBe(429); // that address and user: limited
+
+    // The user, from their own address: signed in at once, no 429 and no wait.
+    const started = performance.now();
+    const real = await signIn('erin', erins, '10.7.7.7');
+    const took = performance.now() - started;
+    expect(real.status).toBe(200);
+    expect(JSON.parse(real.text)).toEqual({ user: 'erin', account: 'acme' });
+    expect(took).toBeLessThan(MAX_FAILURE_DELAY_MS / 2);
+
+    // A wrong password from a fresh address is answered, but only after the slow-down.
+    const slowStarted = performance.now();
+    const slowed = await signIn('erin', 'one more guess', '10.7.7.8');
+    expect(slowed.status).toBe(401);
+    expect(performance.now() - slowStarted).toBeGreaterThanOrEqual(MAX_FAILURE_DELAY_MS - 50);
+  }, 30_000);
 
   it('uses the API with the session from its own pages only, and manages keys', async () => {
     const cookie = cookieOf(await signIn('ann', password, '10.0.0.2'));
@@ -107,7 +144,7 @@ describe('console sessions', () => {
   });
 
   it('ends the session on sign-out, and when the user is deleted', async () => {
-    // A user of its own: ann has used her 10 sign-ins of this minute.
+    // A user of its own, with no failures that would slow its attempts down.
     const { password: dans } = await h.silo.console.createUser({ account: 'acme', name: 'dan' });
     const cookie = cookieOf(await signIn('dan', dans, '10.0.0.3'));
     expect((await page('/console/api/me', { cookie })).status).toBe(200);
@@ -151,5 +188,24 @@ describe('without the console', () => {
     } finally {
       await h.close();
     }
+  });
+});
+
+describe('sign-in slow-down and client networks', () => {
+  it('grows the delay of a failed attempt with recent failures, up to a cap', () => {
+    const delays = Array.from({ length: 12 }, (_, i) => failureDelayMs(i + 1));
+    expect(delays.slice(0, FREE_FAILURES)).toEqual(Array(FREE_FAILURES).fill(0));
+    for (let i = 1; i < delays.length; i++) expect(delays[i]).toBeGreaterThanOrEqual(delays[i - 1]!);
+    expect(delays.at(-1)).toBe(MAX_FAILURE_DELAY_MS);
+    expect(failureDelayMs(1_000_000)).toBe(MAX_FAILURE_DELAY_MS);
+  });
+
+  it('counts an IPv4 client by its address and an IPv6 one by its /64', () => {
+    expect(clientNetwork('192.0.2.7')).toBe('192.0.2.7');
+    expect(clientNetwork('::ffff:192.0.2.7')).toBe('192.0.2.7');
+    expect(clientNetwork('2001:db8:1:2::1')).toBe('2001:db8:1:2::/64');
+    expect(clientNetwork('2001:0db8:0001:0002:ffff:ffff:ffff:ffff')).toBe('2001:db8:1:2::/64');
+    expect(clientNetwork('fe80::1%eth0')).toBe('fe80:0:0:0::/64');
+    expect(clientNetwork('unknown')).toBe('unknown');
   });
 });

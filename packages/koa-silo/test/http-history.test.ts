@@ -64,6 +64,22 @@ describe('versions', () => {
     expect((await versions(alice, 'not-a-uuid')).json.detail[0].loc).toEqual(['path', 'file_uuid']);
   });
 
+  it('refuses a version past Number.MAX_SAFE_INTEGER rather than round it to a neighbour', async () => {
+    const uuid = await h.create(alice, { file_name: 'big', file_data: {} });
+    // 2^53 + 1 reads as the number 2^53; 2^53 is itself past the largest exact integer.
+    for (const big of ['9007199254740993', '9007199254740992', '9999999999999999', '99999999999999999999', `9${'0'.repeat(400)}`]) {
+      for (const reply of [await version(uuid, big), await restore(uuid, big)]) {
+        expect(reply.status, big).toBe(422);
+        expect(reply.json.detail, big).toEqual([
+          { loc: ['path', 'version'], msg: `Input should be less than or equal to ${Number.MAX_SAFE_INTEGER}`, type: 'less_than_equal' },
+        ]);
+      }
+    }
+    // The largest exact one is a version like any other: not written, so 404.
+    expect((await version(uuid, String(Number.MAX_SAFE_INTEGER))).status).toBe(404);
+    expect((await restore(uuid, String(Number.MAX_SAFE_INTEGER))).status).toBe(404);
+  });
+
   it('shows history to the owner only, with the same 404 as a missing silo', async () => {
     const uuid = await h.create(alice, { file_name: 'mine', file_data: {} });
     const theirs = await versions(bob, uuid);

@@ -5,6 +5,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { networkInterfaces } from 'node:os';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { manage, startSilo, type Account, type Harness } from './support/http.js';
@@ -199,5 +200,72 @@ describe('webhooks', () => {
     } finally {
       await strict.close();
     }
+  });
+
+  it("refuses special-purpose ranges, IPv4 in IPv6 forms and this host's own addresses, naming the setting", async () => {
+    const own = Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((i) => i.address));
+    const urls = [
+      'http://192.0.2.2:19051/a', // TEST-NET-1 (and maybe this host's eth0)
+      'http://198.51.100.1/a', // TEST-NET-2
+      'http://203.0.113.9/a', // TEST-NET-3
+      'http://198.18.0.1/a', // benchmarking
+      'http://192.0.0.8/a', // IETF protocol assignments
+      'http://[2002:7f00:1::]:19051/a', // 6to4 of 127.0.0.1
+      'http://[::ffff:8.8.8.8]/a', // IPv4-mapped, even of a public address
+      'http://[64:ff9b::8.8.8.8]/a', // NAT64
+      'http://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/a', // Teredo
+      'http://[2001:db8::1]/a', // documentation
+      ...own.map((address) => `http://${address.includes(':') ? `[${address}]` : address}:8080/hook`),
+    ];
+    const strict = await startSilo();
+    try {
+      const bob = await strict.account('bob');
+      for (const url of urls) {
+        const reply = await strict.client.request('/api/v1/manage/webhooks', { method: 'POST', headers: manage(bob), body: { url, events: ['silo.created'] } });
+        expect(reply.status, url).toBe(422);
+        expect(reply.json.detail, url).toEqual([{ loc: ['body', 'url'], msg: expect.stringMatching(/^blocked address /), type: 'url_refused' }]);
+        expect(reply.json.detail[0].msg, url).toContain('SILO_WEBHOOK_ALLOW_PRIVATE=true');
+      }
+      expect(await strict.silo.webhooks.list('bob')).toEqual([]);
+    } finally {
+      await strict.close();
+    }
+    // The operator's setting lets them through (a test set-up, an intranet).
+    const open = await startSilo({ webhooks: { allowPrivate: true, deliver: false } });
+    try {
+      const bob = await open.account('bob');
+      for (const url of urls) {
+        const reply = await open.client.request('/api/v1/manage/webhooks', { method: 'POST', headers: manage(bob), body: { url, events: ['silo.created'] } });
+        expect(reply.status, url).toBe(201);
+        await open.silo.webhooks.remove('bob', reply.json.id);
+      }
+    } finally {
+      await open.close();
+    }
+  });
+
+  it("refuses a filter naming another account's silo (or none), with the same issue for both", async () => {
+    const bob = await h.account('bob-filter');
+    const mine = await h.create(alice, { file_name: 'mine', file_data: {} });
+    const theirs = await h.create(bob, { file_name: 'theirs', file_data: {} });
+    const missing = '00000000-0000-4000-8000-000000000000';
+    const reply = await create(alice, { url: 'https://example.org/', events: ['silo.updated'], silos: [mine, theirs.toUpperCase(), missing] });
+    expect(reply.status).toBe(422);
+    expect(reply.json.detail).toEqual([
+      { loc: ['body', 'silos', 1], msg: 'No silo of this account has this file_uuid', type: 'silo_not_found' },
+      { loc: ['body', 'silos', 2], msg: 'No silo of this account has this file_uuid', type: 'silo_not_found' },
+    ]);
+    expect(await h.silo.webhooks.list('alice')).toEqual([]);
+    // A refused URL and a foreign silo are listed together.
+    const both = await create(bob, { url: 'ftp://example.org/', events: ['silo.updated'], silos: [mine] });
+    expect(both.status).toBe(422);
+    expect(both.json.detail.map((d: { loc: unknown[]; type: string }) => [d.loc, d.type])).toEqual([
+      [['body', 'url'], 'url_refused'],
+      [['body', 'silos', 0], 'silo_not_found'],
+    ]);
+    // The owner's own silos (in any letter case) are fine.
+    const ok = await create(alice, { url: 'https://example.org/', events: ['silo.updated'], silos: [mine.toUpperCase()] });
+    expect(ok.status).toBe(201);
+    expect(ok.json.silos).toEqual([mine]);
   });
 });

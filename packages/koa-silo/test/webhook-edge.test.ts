@@ -1,15 +1,18 @@
 /**
  * The edge of webhook delivery, over real sockets on 127.0.0.1: the SSRF guard (literal addresses
- * in every spelling, names that resolve to loopback, DNS rebinding between check and connect),
+ * in every spelling, every special-purpose range and IPv6 form of an IPv4 address, this host's own
+ * addresses, names that resolve to loopback, DNS rebinding between check and connect),
  * Standard Webhooks signatures checked by the spec's reference library, and a POST that stays
  * bounded against endpoints that hang, flood, fail, redirect or refuse.
  */
 import { once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { networkInterfaces } from 'node:os';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
+  addressRefusal,
   BlockedAddressError,
   isBlockedAddress,
   resolveDeliveryAddress,
@@ -73,6 +76,40 @@ async function closedPort(): Promise<number> {
 
 const local = { allowPrivate: true };
 const guarded = { allowPrivate: false };
+
+/** Every address of every interface of this host, as the guard must know them. */
+const ownAddresses = Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((i) => i.address));
+/** A URL of `address` (bracketed when IPv6). */
+const urlOf = (address: string, rest = '/') => `http://${address.includes(':') ? `[${address}]` : address}${rest}`;
+
+/**
+ * Forms the review found accepted: TEST-NET addresses (this host's eth0 may be one) and the 6to4
+ * form of 127.0.0.1.
+ */
+const REVIEWED = ['http://192.0.2.2:19051/a', 'http://198.51.100.1/a', 'http://[2002:7f00:1::]:19051/a'];
+
+/** Special-purpose ranges that are not loopback, private, link-local or multicast, IPv4 and IPv6. */
+const SPECIAL = [
+  '192.0.2.2', '198.51.100.1', '203.0.113.7', // TEST-NETs (documentation)
+  '192.0.0.8', '192.0.0.170', // IETF protocol assignments
+  '198.18.0.1', '198.19.255.254', // benchmarking
+  '192.88.99.1', // 6to4 relay anycast
+  '192.31.196.1', '192.175.48.1', '192.52.193.1', // AS112, AMT
+  '2001:db8::1', '3fff::1', // IPv6 documentation
+  '2001:2::1', '2001:20::1', '2620:4f:8000::1', // benchmarking, ORCHIDv2, AS112v6
+  '100::1', // discard-only
+  'fbff::1', 'fe7f::1', '4000::1', '::2', // outside global unicast 2000::/3
+];
+
+/** IPv6 forms that carry an IPv4 address, public or not: refused whatever they carry. */
+const IPV4_IN_IPV6 = [
+  '::ffff:8.8.8.8', '::ffff:808:808', // IPv4-mapped
+  '::8.8.8.8', // IPv4-compatible
+  '::ffff:0:8.8.8.8', // IPv4-translated (SIIT)
+  '64:ff9b::8.8.8.8', '64:ff9b::c000:202', '64:ff9b:1::8.8.8.8', // NAT64, well-known and local-use
+  '2002:7f00:1::', '2002:808:808::1', // 6to4 of 127.0.0.1 and of 8.8.8.8
+  '2001:0:4136:e378:8000:63bf:3fff:fdd2', '2001::1', // Teredo
+];
 const resolvesTo =
   (...addresses: string[]): LookupFn =>
   async () =>
@@ -125,6 +162,31 @@ describe('webhookUrlProblem', () => {
     }
     expect(webhookUrlProblem('http://127.0.0.1/')).toMatch(/blocked/); // refusing is the default
   });
+
+  it('refuses every special-purpose range and IPv4-carrying IPv6 form, naming the setting that allows them', () => {
+    for (const url of [...REVIEWED, ...[...SPECIAL, ...IPV4_IN_IPV6].map((a) => urlOf(a))]) {
+      const problem = webhookUrlProblem(url, guarded);
+      expect(problem, url).toMatch(/^blocked address \S+: .+; an operator may allow other addresses with SILO_WEBHOOK_ALLOW_PRIVATE=true/);
+      expect(webhookUrlProblem(url, local), url).toBeUndefined();
+    }
+    expect(webhookUrlProblem('http://192.0.2.2:19051/a', guarded)).toMatch(/^blocked address 192\.0\.2\.2: reserved/);
+    expect(webhookUrlProblem('http://[2002:7f00:1::]:19051/a', guarded)).toMatch(/^blocked address 2002:7f00:1::: an IPv6 form of an IPv4 address \(6to4\)/);
+  });
+
+  it("refuses every address of this host's interfaces, even a globally routable one", () => {
+    expect(ownAddresses.length).toBeGreaterThan(0);
+    for (const address of ownAddresses) {
+      expect(webhookUrlProblem(urlOf(address, ':8080/hook'), guarded), address).toMatch(/^blocked address /);
+      expect(isBlockedAddress(address), address).toBe(true);
+    }
+    // A public address is refused once it is the server's own (injected: this host may have none).
+    const own = () => ['10.0.0.5', '2606:4700:4700:0:0:0:0:1111', '93.184.216.34'];
+    expect(webhookUrlProblem('https://93.184.216.34/', guarded)).toBeUndefined();
+    expect(webhookUrlProblem('https://93.184.216.34/', { ...guarded, ownAddresses: own })).toMatch(/^blocked address 93\.184\.216\.34: this server's own address/);
+    expect(webhookUrlProblem('http://[2606:4700:4700::1111]/', { ...guarded, ownAddresses: own })).toMatch(/this server's own address/);
+    expect(webhookUrlProblem('https://93.184.216.35/', { ...guarded, ownAddresses: own })).toBeUndefined();
+    expect(webhookUrlProblem('https://93.184.216.34/', { ...local, ownAddresses: own })).toBeUndefined();
+  });
 });
 
 describe('isBlockedAddress', () => {
@@ -143,16 +205,21 @@ describe('isBlockedAddress', () => {
     const forms = [
       '::ffff:127.0.0.1', '::ffff:7f00:1', '0:0:0:0:0:ffff:c0a8:101', '::ffff:10.0.0.1', '::ffff:a9fe:a9fe',
       '::127.0.0.1', '::a9fe:a9fe', '::ffff:0:127.0.0.1', '64:ff9b::127.0.0.1', '64:ff9b::a00:1',
-      '64:ff9b::169.254.169.254', '64:ff9b:1::8.8.8.8',
+      '64:ff9b::169.254.169.254', '64:ff9b:1::8.8.8.8', ...IPV4_IN_IPV6,
     ];
     for (const ip of forms) expect(isBlockedAddress(ip), ip).toBe(true);
+    for (const ip of IPV4_IN_IPV6) expect(addressRefusal(ip), ip).toMatch(/^(an IPv6 form of an IPv4 address|not a global unicast IPv6 address)/);
+  });
+
+  it('blocks every special-purpose range, by classification rather than a list of its own', () => {
+    for (const ip of SPECIAL) expect(isBlockedAddress(ip), ip).toBe(true);
   });
 
   it('lets public addresses through, including public IPv4 in IPv6 form', () => {
     const open = [
       '8.8.8.8', '1.1.1.1', '93.184.216.34', '172.15.255.255', '172.32.0.1', '100.63.255.255', '100.128.0.1',
-      '198.17.255.255', '198.20.0.1', '223.255.255.255', '11.0.0.1', '2606:4700:4700::1111', '2a00:1450::1',
-      '::ffff:8.8.8.8', '::ffff:808:808', '64:ff9b::8.8.8.8', 'fbff::1', 'fe7f::1',
+      '198.17.255.255', '198.20.0.1', '223.255.255.255', '11.0.0.1', '192.0.1.255', '192.0.3.0', '203.0.112.255',
+      '2606:4700:4700::1111', '2a00:1450::1', '2001:4860:4860::8888', '3ffe:ffff::1',
     ];
     for (const ip of open) expect(isBlockedAddress(ip), ip).toBe(false);
   });
@@ -191,6 +258,22 @@ describe('resolveDeliveryAddress', () => {
     await expect(resolveDeliveryAddress('rebind.example', { ...guarded, lookup: resolvesTo('127.0.0.1') })).rejects.toThrow(
       'blocked address 127.0.0.1',
     );
+  });
+
+  it("refuses a name that resolves to a special-purpose or this host's own address", async () => {
+    for (const address of [...SPECIAL, ...IPV4_IN_IPV6, ...ownAddresses]) {
+      const resolved = resolveDeliveryAddress('name.example', { ...guarded, lookup: resolvesTo('93.184.216.34', address) });
+      await expect(resolved, address).rejects.toThrow(`blocked address ${address} (name.example resolves to it): `);
+    }
+    const own = () => ['93.184.216.34'];
+    await expect(resolveDeliveryAddress('self.example', { ...guarded, ownAddresses: own, lookup: resolvesTo('93.184.216.34') })).rejects.toThrow(
+      "blocked address 93.184.216.34 (self.example resolves to it): this server's own address",
+    );
+    await expect(resolveDeliveryAddress('93.184.216.34', { ...guarded, ownAddresses: own })).rejects.toThrow(BlockedAddressError);
+    await expect(resolveDeliveryAddress('self.example', { ...local, ownAddresses: own, lookup: resolvesTo('93.184.216.34') })).resolves.toEqual({
+      address: '93.184.216.34',
+      family: 4,
+    });
   });
 
   it('fails on an empty or nonsensical answer', async () => {
@@ -269,7 +352,14 @@ describe('postWebhook', () => {
       `http://2130706433:${r.port}/`,
       `http://0.0.0.0:${r.port}/`, // Linux connects the unspecified address to this host
     ];
-    const unreachable = [`http://10.0.0.1:${r.port}/`, 'http://[::1]/', 'http://169.254.169.254/latest/meta-data/', `http://localhost:${r.port}/`];
+    const unreachable = [
+      `http://10.0.0.1:${r.port}/`,
+      'http://[::1]/',
+      'http://169.254.169.254/latest/meta-data/',
+      `http://localhost:${r.port}/`,
+      ...REVIEWED,
+      ...ownAddresses.map((address) => urlOf(address, `:${r.port}/`)),
+    ];
     for (const url of [...reachable, ...unreachable]) {
       const outcome = await postWebhook(url, {}, '{}', { ...guarded, timeoutMs: 2000 });
       expect(outcome.ok, url).toBe(false);
@@ -290,7 +380,7 @@ describe('postWebhook', () => {
       return [{ address: '127.0.0.1', family: 4 }];
     };
     const refused = await postWebhook(`http://rebind.example:${r.port}/`, {}, '{}', { ...guarded, lookup });
-    expect(refused).toMatchObject({ ok: false, error: 'blocked address 127.0.0.1 (rebind.example resolves to it)' });
+    expect(refused).toMatchObject({ ok: false, error: 'blocked address 127.0.0.1 (rebind.example resolves to it): loopback' });
     expect(r.received).toHaveLength(0);
     // rebind.example is in no real DNS: reaching the receiver proves the socket used the answer.
     const allowed = await postWebhook(`http://rebind.example:${r.port}/`, {}, '{}', { ...local, lookup });
@@ -304,7 +394,7 @@ describe('postWebhook', () => {
     // A rebinding name: a public address for the check, loopback for anyone who asks again.
     const rebinding = (): { lookup: LookupFn; calls: () => number } => {
       let calls = 0;
-      const lookup: LookupFn = async () => [{ address: calls++ === 0 ? '192.0.2.1' : '127.0.0.1', family: 4 }];
+      const lookup: LookupFn = async () => [{ address: calls++ === 0 ? '93.184.216.34' : '127.0.0.1', family: 4 }];
       return { lookup, calls: () => calls };
     };
 
@@ -330,7 +420,8 @@ describe('postWebhook', () => {
     expect(attack.calls()).toBe(1);
     expect(r.received).toHaveLength(1); // only the control's request
     expect(outcome.ok).toBe(false);
-    // It tried the checked (unroutable) address: a connection failure, not a refusal or a DNS error.
+    // It tried the checked address (public, nothing listens on that port there): a connection
+    // failure, not a refusal or a DNS error.
     expect(outcome.error).toMatch(/^(timeout after 300 ms|network unreachable|host unreachable|connection refused)$/);
   });
 

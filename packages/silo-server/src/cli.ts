@@ -7,7 +7,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { createRequire } from 'node:module';
 import { Readable, Writable } from 'node:stream';
 import type { AccountService, KeyInfo, KeyType, Silo } from 'koa-silo';
-import { ConfigError, loadConfig, loadStorageConfig, settingOptions, settingsHelp, type Flags } from './config.js';
+import { ConfigError, loadConfig, loadPlanConfig, loadStorageConfig, settingOptions, settingsHelp, type Flags } from './config.js';
 import { missingStoreMessage, storeIsMissing, storeLine } from './command-store.js';
 import { createLogger, errorFields, silentLogger } from './log.js';
 import { openStores, parseStoreUrl, StartupError } from './stores.js';
@@ -137,17 +137,18 @@ created or deleted meanwhile is an error.
 Loads an export (from stdin, or FILE) into empty storage: no account, key or silo may be there
 yet (import before the first silo serve, which creates the account "default" and the console
 user "admin"). Silos keep their uuids, versions, ETags and times; keys, webhooks (with their
-secrets) and console users (with their passwords) keep working. Every line is checked, and the
-counts at its end against what was read and written. On any failure (line number given) the
-import removes what it wrote and exits 1; if even that fails it says so, and the store must be
-emptied by hand.
+secrets) and console users (with their passwords) keep working. Every line is checked, each record
+as the API would check it (names, uuids, plans, JSON data within SILO_MAX_DATA_BYTES, which this
+command reads as silo serve does), and the counts at its end against what was read and written.
+On any failure (line number given) the import removes what it wrote and exits 1; if even that
+fails it says so, and the store must be emptied by hand.
   silo import < backup.jsonl
   SILO_STORE_URL=postgres://silo@db.internal/silo silo import --in backup.jsonl
 `,
   migrate: `Usage: silo migrate --from URL --to URL
 
 Copies the store at --from into the empty store at --to, as silo export piped into silo import
-(in one process, nothing written to disk), with the same checks. URLs as SILO_STORE_URL takes
+(in one process, nothing written to disk), with the same checks (SILO_MAX_DATA_BYTES included). URLs as SILO_STORE_URL takes
 them: sqlite://PATH, redis://HOST:PORT/DB, postgres://USER@HOST:PORT/DB. Each URL holds all three
 regions. Stop the servers on --from first; start them on --to once it is done.
   silo migrate --from sqlite://.silo-data/silo.sqlite --to postgres://silo@db.internal/silo
@@ -590,9 +591,10 @@ const TRANSFER: Record<'export' | 'import' | 'migrate', (args: string[], io: Io)
     const { values } = parse('import', args, { in: { type: 'string' } }, 0);
     if (values.help) return help('import', io);
     const storage = loadStorageConfig(io.env, values, io.cwd);
+    const plans = loadPlanConfig(io.env, values);
     const input = values.in as string | undefined;
     if (input === '') throw new UsageError('silo import: --in needs a file name');
-    return transfer('import', io, (t, m) => m.runImport({ locations: storage.store, sqliteSynchronous: storage.sqliteSynchronous, ...(input ? { in: input } : {}) }, t));
+    return transfer('import', io, (t, m) => m.runImport({ locations: storage.store, sqliteSynchronous: storage.sqliteSynchronous, plans, ...(input ? { in: input } : {}) }, t));
   },
   async migrate(args, io) {
     const { values } = parse('migrate', args, { from: { type: 'string' }, to: { type: 'string' } }, 0);
@@ -600,7 +602,8 @@ const TRANSFER: Record<'export' | 'import' | 'migrate', (args: string[], io: Io)
     const from = parseStoreUrl(required('migrate', values, 'from', 'the store URL to copy from'), io.cwd);
     const to = parseStoreUrl(required('migrate', values, 'to', 'the empty store URL to copy into'), io.cwd);
     const { sqliteSynchronous } = loadStorageConfig(io.env, values, io.cwd);
-    return transfer('migrate', io, (t, m) => m.runMigrate({ from, to, sqliteSynchronous }, t));
+    const plans = loadPlanConfig(io.env, values);
+    return transfer('migrate', io, (t, m) => m.runMigrate({ from, to, sqliteSynchronous, plans }, t));
   },
 };
 

@@ -43,7 +43,7 @@ export interface ServerConfig {
   logLevel: LogLevel;
   /** SILO_LOG_FORMAT: JSON lines, or plain lines for a person at a terminal. */
   logFormat: LogFormat;
-  /** Webhooks may reach loopback, private and link-local addresses (SILO_WEBHOOK_ALLOW_PRIVATE). */
+  /** Webhooks may reach any address, not only public unicast ones other than this host's (SILO_WEBHOOK_ALLOW_PRIVATE). */
   webhookAllowPrivate?: boolean;
   trustProxy: boolean;
   tls?: { certPath: string; keyPath: string };
@@ -114,7 +114,7 @@ export const SETTINGS: Setting[] = [
   { env: 'SILO_HISTORY_VERSIONS', flag: 'history-versions', kind: 'string', default: '20', help: 'versions each silo keeps in history, the current one included (1 to 1000)' },
   { env: 'SILO_MAX_STREAMS_PER_CLIENT', flag: 'max-streams-per-client', kind: 'string', default: '20', help: 'event streams (server-sent events) one client may hold open; more are refused with 429' },
   { env: 'SILO_MEMORY_BUDGET', flag: 'memory-budget', kind: 'string', default: '512MiB', help: 'memory for large data (caches, bodies being read, data being parsed); past it, large requests wait 2 s, then 503' },
-  { env: 'SILO_WEBHOOK_ALLOW_PRIVATE', flag: 'webhook-allow-private', kind: 'boolean', default: 'false', help: 'let webhooks reach loopback, private and link-local addresses (an intranet, a test set-up)' },
+  { env: 'SILO_WEBHOOK_ALLOW_PRIVATE', flag: 'webhook-allow-private', kind: 'boolean', default: 'false', help: "let webhooks reach any address: loopback, private, link-local, special-purpose ranges, this server's own (an intranet, a test set-up)" },
   { env: 'SILO_PUBLIC_QUERIES', flag: 'public-queries', kind: 'boolean', default: 'false', help: 'allow query and search parameters on /public/<uuid>' },
   { env: 'SILO_LOG_LEVEL', flag: 'log-level', kind: 'string', default: 'info', help: 'debug, info, warn, error or silent: the log entries written (info includes one line per request)' },
   { env: 'SILO_LOG_FORMAT', flag: 'log-format', kind: 'string', default: 'json', help: 'json (one object per line) or pretty (plain lines for a person at a terminal)' },
@@ -254,6 +254,25 @@ export function loadStorageConfig(env: Env = process.env, flags: Flags = {}, cwd
   return { dataDir, store: { main, regions }, sqliteSynchronous: sync };
 }
 
+/**
+ * The settings that shape the default plan (see plans.ts), validated: the server's, and what an
+ * import checks the silos it loads against.
+ */
+export function loadPlanConfig(env: Env = process.env, flags: Flags = {}): Pick<ServerConfig, 'rateLimitPerMinute' | 'maxDataBytes' | 'historyVersions'> {
+  const read = new Reader(env, flags);
+  const rateRaw = read.string('SILO_RATE_LIMIT_PER_MINUTE');
+  const rateLimitPerMinute = rateRaw ? integer(rateRaw, 0, 1_000_000_000, 'a whole number of requests per minute (0 = off)') : undefined;
+  const sizeRaw = read.string('SILO_MAX_DATA_BYTES');
+  const maxDataBytes = sizeRaw ? parseBytes(sizeRaw) : undefined;
+  const historyRaw = read.string('SILO_HISTORY_VERSIONS');
+  const historyVersions = historyRaw ? integer(historyRaw, 1, 1000, 'a whole number of versions from 1 to 1000') : undefined;
+  return {
+    ...(rateLimitPerMinute !== undefined ? { rateLimitPerMinute } : {}),
+    ...(maxDataBytes !== undefined ? { maxDataBytes } : {}),
+    ...(historyVersions !== undefined ? { historyVersions } : {}),
+  };
+}
+
 /** Every setting, validated. Throws ConfigError with a one-line message. */
 export function loadConfig(env: Env = process.env, flags: Flags = {}, cwd = process.cwd()): ServerConfig {
   const read = new Reader(env, flags);
@@ -294,14 +313,7 @@ export function loadConfig(env: Env = process.env, flags: Flags = {}, cwd = proc
   const corsRaw = read.string('SILO_CORS_ORIGINS');
   const corsOrigins = corsRaw ? parseCorsOrigins(corsRaw) : undefined;
 
-  const rateRaw = read.string('SILO_RATE_LIMIT_PER_MINUTE');
-  const rateLimitPerMinute = rateRaw ? integer(rateRaw, 0, 1_000_000_000, 'a whole number of requests per minute (0 = off)') : undefined;
-
-  const sizeRaw = read.string('SILO_MAX_DATA_BYTES');
-  const maxDataBytes = sizeRaw ? parseBytes(sizeRaw) : undefined;
-
-  const historyRaw = read.string('SILO_HISTORY_VERSIONS');
-  const historyVersions = historyRaw ? integer(historyRaw, 1, 1000, 'a whole number of versions from 1 to 1000') : undefined;
+  const { rateLimitPerMinute, maxDataBytes, historyVersions } = loadPlanConfig(env, flags);
 
   const streamsRaw = read.string('SILO_MAX_STREAMS_PER_CLIENT');
   const maxStreamsPerClient = streamsRaw ? integer(streamsRaw, 1, 1_000_000, 'a whole number of streams, at least 1') : undefined;

@@ -11,11 +11,14 @@
  * every statement of a volatile function a fresh snapshot under READ COMMITTED), then the writes,
  * the sorted index and its counts. It returns false, having written nothing, when an expectation
  * fails; an error anywhere rolls the whole statement back.
+ *
+ * A count that falls to 0 is removed (a missing row counts 0, as on SQLite): an index key whose
+ * members are all gone leaves nothing behind, so an import that is undone leaves an empty schema.
  */
 import type { AtomicBatch } from 'koa-silo';
 
 /** Versioned by name: a changed body gets a new name, so instances of two versions can share a database. */
-export const ATOMIC_FUNCTION = 'silo_atomic_v1';
+export const ATOMIC_FUNCTION = 'silo_atomic_v2';
 
 export const ATOMIC_FUNCTION_SQL = `
 CREATE OR REPLACE FUNCTION ${ATOMIC_FUNCTION}(
@@ -61,6 +64,7 @@ BEGIN
     GET DIAGNOSTICS removed = ROW_COUNT;
     IF removed > 0 THEN
       EXECUTE format('UPDATE %I SET n = n - 1 WHERE index_key = $1', index_table || '_index_count') USING remove_keys[i];
+      EXECUTE format('DELETE FROM %I WHERE index_key = $1 AND n <= 0', index_table || '_index_count') USING remove_keys[i];
     END IF;
   END LOOP;
   RETURN true;

@@ -10,8 +10,6 @@ import Koa, { type Context, type Next } from 'koa';
 import {
   ConflictError,
   createSilo,
-  DEFAULT_PLAN,
-  DEFAULT_PLAN_NAME,
   jsonNotFound,
   redactKeyValues,
   SiloError,
@@ -29,6 +27,7 @@ import { httpEdge } from './http-edge.js';
 import { watchKeyExpiry } from './key-expiry.js';
 import { createEdgeServer } from './http-server.js';
 import { createLogger, errorFields, throttledWarn, type Logger, type ThrottledWarn } from './log.js';
+import { plansOf } from './plans.js';
 import { describeLocation, openStores, StartupError, type StoreLocation, type Stores } from './stores.js';
 import { capTotalAcrossListeners, regionPorts, type RegionPorts } from './region-ports.js';
 import { REGIONS, type Region } from './regions.js';
@@ -71,13 +70,7 @@ export function siloOptions(config: ServerConfig, stores: Stores, logger: Logger
     store: stores.main.keyv,
     regionStores: Object.fromEntries(REGIONS.map((r) => [r, stores.regions[r].keyv])),
     hosts: config.hosts,
-    plans: {
-      [DEFAULT_PLAN_NAME]: {
-        maxDataBytes: config.maxDataBytes ?? DEFAULT_PLAN.maxDataBytes,
-        rateLimitPerMinute: config.rateLimitPerMinute ?? DEFAULT_PLAN.rateLimitPerMinute,
-        historyVersions: config.historyVersions ?? DEFAULT_PLAN.historyVersions,
-      },
-    },
+    plans: plansOf(config),
     rateLimit: stores.redis ? { redis: stores.redis } : stores.postgres ? { postgres: stores.postgres, tableCreated: true } : { store: 'memory' },
     // PostgreSQL's bus comes with its stores; on Redis koa-silo makes one; on SQLite it is this process's.
     ...(stores.events ? { events: stores.events } : {}),

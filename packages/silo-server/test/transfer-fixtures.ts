@@ -186,14 +186,14 @@ export interface Run {
   stderr: string;
 }
 
-/** `silo ARGS` in this process, with `stdin` as its input; SILO_STORE_URL is `store` when given. */
-export async function silo(args: string[], opts: { store?: string; stdin?: string } = {}): Promise<Run> {
+/** `silo ARGS` in this process, with `stdin` as its input; SILO_STORE_URL is `store` when given, beside `env`. */
+export async function silo(args: string[], opts: { store?: string; stdin?: string; env?: Record<string, string> } = {}): Promise<Run> {
   let stdout = '';
   let stderr = '';
   const code = await main(args, {
     stdout: (t) => void (stdout += t),
     stderr: (t) => void (stderr += t),
-    env: opts.store ? { SILO_STORE_URL: opts.store } : {},
+    env: { ...opts.env, ...(opts.store ? { SILO_STORE_URL: opts.store } : {}) },
     cwd: os.tmpdir(),
     stdin: Readable.from(opts.stdin === undefined ? [] : [Buffer.from(opts.stdin)]),
     stdoutStream: new Writable({ write: (chunk: Buffer, _enc, done) => ((stdout += chunk.toString()), done()) }),

@@ -5,6 +5,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { BadRequestError, ConflictError, NotFoundError } from '../errors.js';
+import { userNameProblem } from '../schemas/names.js';
 import { isoTime, systemClock, type Clock } from '../service/clock.js';
 import type { SiloStorage } from '../storage/types.js';
 import { generatePassword, hashPassword, verifyPassword } from './passwords.js';
@@ -15,7 +16,6 @@ export const SESSION_IDLE_MS = 12 * 3_600_000;
 /** A session's last use is written at most this often (not on every request). */
 const TOUCH_EVERY_MS = 60_000;
 
-const USER_NAME = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/;
 const MIN_PASSWORD = 8;
 const MAX_PASSWORD = 1024;
 
@@ -48,9 +48,8 @@ export function createConsoleService(storage: SiloStorage, options: { now?: Cloc
 
   return {
     async createUser({ account, name, password }) {
-      if (!USER_NAME.test(name)) {
-        throw new BadRequestError('A user name is 1 to 64 characters: letters, digits, ".", "_", "@" or "-", starting with a letter or digit');
-      }
+      const badName = userNameProblem(name);
+      if (badName) throw new BadRequestError(badName);
       if (password !== undefined && (password.length < MIN_PASSWORD || password.length > MAX_PASSWORD)) {
         throw new BadRequestError(`A password is ${MIN_PASSWORD} to ${MAX_PASSWORD} characters`);
       }

@@ -1,5 +1,6 @@
 /** The client address used for rate limits of unauthenticated requests. */
 import type { Context } from 'koa';
+import ipaddr from 'ipaddr.js';
 
 /**
  * The socket's peer address; with `trustProxy`, the last X-Forwarded-For entry (the address the
@@ -12,4 +13,18 @@ export function clientAddress(ctx: Context, trustProxy: boolean): string {
     if (last) return last;
   }
   return ctx.req.socket.remoteAddress ?? 'unknown';
+}
+
+/**
+ * The network a limit per client counts `address` under: an IPv4 address as it is, an IPv6 one by
+ * its /64 (one subscriber's network, as providers hand them out; counting single IPv6 addresses
+ * would give one client 2^64 budgets). Anything else (a proxy's odd header) as it is, cut short.
+ */
+export function clientNetwork(address: string): string {
+  const bare = address.replace(/%.*$/, '');
+  if (!ipaddr.isValid(bare)) return address.slice(0, 100);
+  const ip = ipaddr.process(bare); // IPv4-mapped IPv6 (::ffff:a.b.c.d) is the IPv4 client it carries
+  if (ip.kind() === 'ipv4') return ip.toString();
+  const [a = 0, b = 0, c = 0, d = 0] = (ip as ipaddr.IPv6).parts;
+  return `${[a, b, c, d].map((part) => part.toString(16)).join(':')}::/64`;
 }

@@ -3,7 +3,7 @@
  * sign-in, sign-out, who is signed in, and the account's keys (made and revoked only here and with
  * the `silo` command, never with a key: a leaked key cannot mint more).
  *
- *   POST /console/api/sign-in {user, password}   200 {user, account} + the session cookie; 401; 429
+ *   POST /console/api/sign-in {user, password}   200 {user, account} + the session cookie; 401; 429 (sign-in-guard.ts)
  *   POST /console/api/sign-out                   204
  *   GET  /console/api/me                         200 {user, account}; 401
  *   GET  /console/api/keys                       200 {keys: [...]} (never values)
@@ -16,15 +16,10 @@ import type { SignedIn, ConsoleService } from '../console/service.js';
 import { validator } from '../schemas/validate.js';
 import type { AccountService, KeyType } from '../service/types.js';
 import { readJson } from './body.js';
-import { clientAddress } from './client.js';
-import type { RateLimit } from './rate-limit.js';
 import { sendEmpty, sendJson } from './respond.js';
 import { checkOrigin, clearSessionCookie, sessionHolder, sessionToken, setSessionCookie } from './session-cookie.js';
+import type { SignInGuard } from './sign-in-guard.js';
 import { consoleKeyBody, signInBody, type ConsoleKeyBody, type SignInBody } from '../schemas/console.js';
-
-/** The rate-limit plan of sign-in attempts (per address, and per user name). */
-export const SIGN_IN_PLAN = 'console-sign-in';
-export const SIGN_IN_PER_MINUTE = 10;
 
 const BODY = { bodyBytes: 16 * 1024, planBytes: 16 * 1024 };
 const checkSignIn = validator<SignInBody>(signInBody);
@@ -33,8 +28,7 @@ const checkKey = validator<ConsoleKeyBody>(consoleKeyBody);
 export interface ConsoleApiDeps {
   console: ConsoleService;
   accounts: AccountService;
-  rateLimit: RateLimit;
-  trustProxy: boolean;
+  signInGuard: SignInGuard;
   maxJsonDepth: number;
 }
 
@@ -53,11 +47,13 @@ export function consoleApiHandlers(deps: ConsoleApiDeps) {
       checkOrigin(ctx);
       const body = await readJson(ctx, BODY, deps.maxJsonDepth);
       const input = checkSignIn(body.value, 'body');
-      await deps.rateLimit.consume(ctx, `sign-in:ip:${clientAddress(ctx, deps.trustProxy)}`, SIGN_IN_PLAN);
-      await deps.rateLimit.consume(ctx, `sign-in:user:${input.user}`, SIGN_IN_PLAN);
+      await deps.signInGuard.admit(ctx, input.user);
       const session = await deps.console.signIn(input.user, input.password);
-      // One answer for an unknown user and a wrong password (and the same scrypt work behind both).
-      if (!session) throw new UnauthorizedError('Wrong user name or password');
+      // One answer for an unknown user and a wrong password (and the same scrypt work and slow-down behind both).
+      if (!session) {
+        await deps.signInGuard.failed(input.user);
+        throw new UnauthorizedError('Wrong user name or password');
+      }
       setSessionCookie(ctx, session.token);
       sendJson(ctx, 200, session.who);
     },

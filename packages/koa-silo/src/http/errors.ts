@@ -8,7 +8,7 @@ import { SiloQueryError } from 'silo-query';
 import { SiloError, StorageUnavailableError, type ValidationIssue } from '../errors.js';
 import type { SiloLogger } from '../options.js';
 import { redactKeyValues } from './redact.js';
-import { sendJson } from './respond.js';
+import { sendJson, setAnswerHeaders } from './respond.js';
 
 /** 404 for a path Silo owns but has no route for (and for every unknown path with notFound 'json'). */
 export class PathNotFoundError extends SiloError {
@@ -97,6 +97,7 @@ export function renderError(ctx: Context, err: unknown, logger: SiloLogger): voi
  */
 export function jsonNotFound() {
   return async function jsonNotFoundMiddleware(ctx: Context): Promise<void> {
+    setAnswerHeaders(ctx);
     sendJson(ctx, 404, { detail: 'Not Found' });
   };
 }

@@ -4,14 +4,14 @@
  * downstream are never caught here.
  */
 import type { Context, Middleware, Next } from 'koa';
-import type { ResolvedOptions } from '../options.js';
+import { splitParsedCache, type ResolvedOptions } from '../options.js';
 import type { AccountService, SiloService } from '../service/types.js';
 import { createAuth } from './auth.js';
 import { keyedCors, preflight } from './cors.js';
 import { dataHandlers } from './data.js';
 import { eventHandlers } from './events.js';
 import { webhookHandlers } from './webhooks.js';
-import { consoleApiHandlers, SIGN_IN_PER_MINUTE, SIGN_IN_PLAN } from './console-api.js';
+import { consoleApiHandlers } from './console-api.js';
 import type { ConsoleService } from '../console/service.js';
 import type { WebhookService } from '../webhooks/service.js';
 import type { EventBus } from '../events/types.js';
@@ -19,11 +19,13 @@ import { MethodNotAllowedError, PathNotFoundError, renderError } from './errors.
 import { manageHandlers } from './manage.js';
 import { versionHandlers } from './versions.js';
 import { createRateLimit } from './rate-limit.js';
+import { ADDRESS_PER_MINUTE, createSignInGuard, PAIR_PER_MINUTE, SIGN_IN_ADDRESS_PLAN, SIGN_IN_PAIR_PLAN } from './sign-in-guard.js';
 import { regionResolver } from './region.js';
-import { sendEmpty, sendJsonText } from './respond.js';
+import { sendEmpty, sendJsonText, setAnswerHeaders } from './respond.js';
 import { matchRoute, PATTERNS, type Route } from './routes.js';
 import { VersionCache } from './version-cache.js';
 import type { Admission } from './admission.js';
+import type { Work } from '../work/index.js';
 
 export interface HttpDeps {
   accounts: AccountService;
@@ -31,6 +33,8 @@ export interface HttpDeps {
   options: ResolvedOptions;
   /** The memory budget of requests in flight (shared with the service's patches). */
   admission: Admission;
+  /** Large data's work, off the event loop. */
+  work: Work;
   /** The OpenAPI document, serialized once. */
   openapiText: string;
   /** Where committed writes are heard (the change feed). */
@@ -50,8 +54,12 @@ export interface SiloHttp {
 
 export function createHttp(deps: HttpDeps): SiloHttp {
   const { options } = deps;
-  // Sign-in attempts have a plan of their own, whatever the accounts' plans allow.
-  const limits = { ...options.plans, [SIGN_IN_PLAN]: { maxDataBytes: 1, rateLimitPerMinute: SIGN_IN_PER_MINUTE } };
+  // Sign-in attempts have plans of their own, whatever the accounts' plans allow.
+  const limits = {
+    ...options.plans,
+    [SIGN_IN_ADDRESS_PLAN]: { maxDataBytes: 1, rateLimitPerMinute: ADDRESS_PER_MINUTE },
+    [SIGN_IN_PAIR_PLAN]: { maxDataBytes: 1, rateLimitPerMinute: PAIR_PER_MINUTE },
+  };
   const rateLimit = createRateLimit(options.rateLimit, limits, options.logger);
   const auth = createAuth({
     accounts: deps.accounts,
@@ -60,7 +68,7 @@ export function createHttp(deps: HttpDeps): SiloHttp {
     trustProxy: options.trustProxy,
     ...(options.console ? { sessions: deps.console } : {}),
   });
-  const parsed = new VersionCache<unknown>(options.parsedCacheBytes);
+  const parsed = new VersionCache<unknown>(splitParsedCache(options.parsedCacheBytes).main);
   const bodies = new VersionCache<Buffer>(options.bodyCacheBytes);
   const { admission } = deps;
   const manage = manageHandlers({
@@ -68,10 +76,12 @@ export function createHttp(deps: HttpDeps): SiloHttp {
     silos: deps.silos,
     requireIfMatch: options.requireIfMatch,
     maxJsonDepth: options.maxJsonDepth,
+    maxPatchOperations: options.maxPatchOperations,
     bodies,
     admission,
+    work: deps.work,
   });
-  const history = versionHandlers({ auth, silos: deps.silos, requireIfMatch: options.requireIfMatch });
+  const history = versionHandlers({ auth, silos: deps.silos, requireIfMatch: options.requireIfMatch, bodies, admission });
   const data = dataHandlers({
     auth,
     silos: deps.silos,
@@ -79,6 +89,7 @@ export function createHttp(deps: HttpDeps): SiloHttp {
     parsed,
     bodies,
     admission,
+    work: deps.work,
     publicQueries: options.publicQueries,
   });
 
@@ -90,14 +101,14 @@ export function createHttp(deps: HttpDeps): SiloHttp {
     trustProxy: options.trustProxy,
     keepAliveMs: options.eventsKeepAliveMs,
     maxStreamsPerClient: options.maxStreamsPerClient,
+    admission,
   });
 
   const hooks = webhookHandlers({ auth, webhooks: deps.webhooks, maxJsonDepth: options.maxJsonDepth });
   const consoleApi = consoleApiHandlers({
     console: deps.console,
     accounts: deps.accounts,
-    rateLimit,
-    trustProxy: options.trustProxy,
+    signInGuard: createSignInGuard(rateLimit, options.trustProxy),
     maxJsonDepth: options.maxJsonDepth,
   });
 
@@ -142,6 +153,8 @@ export function createHttp(deps: HttpDeps): SiloHttp {
   const middleware = async function silo(ctx: Context, next: Next): Promise<void> {
     const match = matchRoute(routes, ctx.method, ctx.path, options.console);
     if (match === undefined && options.notFound === 'next') return next();
+    // From here on the answer is Silo's: its headers go on before any handler runs or throws.
+    setAnswerHeaders(ctx);
     try {
       if (match === undefined || match.kind === 'unknown') throw new PathNotFoundError();
       if (match.kind === 'method') {

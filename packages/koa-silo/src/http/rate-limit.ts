@@ -25,16 +25,27 @@ const REDIS_COUNTER_TIMEOUT_MS = 500;
 export interface RateLimit {
   /** Count one request of `client` under `plan`; throws TooManyRequestsError over the limit. */
   consume(ctx: Context, client: string, planName: string): Promise<void>;
+  /**
+   * Count one request of `account` under its plan's account limit, beside its key's (contract
+   * §17); throws TooManyRequestsError over it. Sets no RateLimit headers: they describe the key's.
+   */
+  consumeAccount(account: string, planName: string): Promise<void>;
+  /**
+   * Count one event of `client` in `counter` (a window of `windowSeconds`) and say how many the
+   * window holds now, this one included; never refuses. The measure of a slow-down, shared by
+   * every instance as the rate limits are. 0 when the counter store fails (no slow-down then).
+   */
+  count(client: string, counter: string, windowSeconds: number): Promise<number>;
 }
 
 export function createRateLimit(store: RateLimitStore, plans: Record<string, Plan>, logger: SiloLogger): RateLimit {
   const limiters = new Map<string, RateLimiterAbstract>();
 
-  const limiterOf = (planName: string, points: number): RateLimiterAbstract => {
+  const limiterOf = (planName: string, points: number, duration = WINDOW_SECONDS): RateLimiterAbstract => {
     let limiter = limiters.get(planName);
     if (limiter) return limiter;
     const keyPrefix = `${'redis' in store ? (store.keyPrefix ?? 'silo:rl') : 'silo:rl'}:${planName}`;
-    const options = { points, duration: WINDOW_SECONDS, keyPrefix };
+    const options = { points, duration, keyPrefix };
     if ('redis' in store) {
       // While Redis is away, count in this process rather than refuse or stop limiting.
       const insuranceLimiter = new RateLimiterMemory(options);
@@ -91,6 +102,33 @@ export function createRateLimit(store: RateLimitStore, plans: Record<string, Pla
       ctx.set('RateLimit-Remaining', String(Math.max(0, res.remainingPoints)));
       ctx.set('RateLimit-Reset', String(reset));
       if (limited) throw new TooManyRequestsError(reset);
+    },
+
+    async consumeAccount(account, planName) {
+      const known = plans[planName] ? planName : 'default';
+      const points = plans[known]!.accountRateLimitPerMinute ?? 0;
+      if (points === 0) return;
+      // A limiter of its own name: plan names cannot contain a space.
+      try {
+        await limiterOf(`${known} accounts`, points).consume(account);
+      } catch (rejection) {
+        if (!(rejection instanceof RateLimiterRes)) {
+          logger.error('silo: rate limiter failed, request not counted', rejection);
+          return;
+        }
+        throw new TooManyRequestsError(Math.max(1, Math.ceil(rejection.msBeforeNext / 1000)));
+      }
+    },
+
+    async count(client, counter, windowSeconds) {
+      // Its own name, apart from the plans': a plan may be called anything.
+      const limiter = limiterOf(`count:${counter}`, Number.MAX_SAFE_INTEGER, windowSeconds);
+      try {
+        return (await limiter.consume(client)).consumedPoints;
+      } catch (error) {
+        logger.error('silo: counter failed, event not counted', error);
+        return 0;
+      }
     },
   };
 }

@@ -3,6 +3,16 @@ import type { Context } from 'koa';
 
 export const JSON_TYPE = 'application/json; charset=utf-8';
 
+/**
+ * Headers every answer of Silo's carries, whatever writes it (JSON, an error, an event stream, an
+ * empty answer). Set once, when Silo takes a request (middleware.ts, jsonNotFound), so that no
+ * handler can forget them. `nosniff` (contract §17): a silo holds an account's text, served as
+ * JSON to anyone with its address; a browser must never sniff it into HTML or script.
+ */
+export function setAnswerHeaders(ctx: Context): void {
+  ctx.set('X-Content-Type-Options', 'nosniff');
+}
+
 /** Send `value` serialized with JSON.stringify. */
 export function sendJson(ctx: Context, status: number, value: unknown): void {
   sendJsonText(ctx, status, JSON.stringify(value));

@@ -75,6 +75,8 @@ export const versionPath = {
     version: {
       type: 'integer',
       minimum: 1,
+      // Past this a number in a path no longer names one version: 2^53 + 1 reads as 2^53.
+      maximum: Number.MAX_SAFE_INTEGER,
       description: 'A version of the silo: 1 at create, one more on every write.',
     },
   },

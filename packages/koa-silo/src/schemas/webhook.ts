@@ -14,7 +14,7 @@ const url = {
   minLength: 1,
   maxLength: 2048,
   description:
-    'Where deliveries are POSTed: http or https, no credentials in it. Addresses that resolve to loopback, private, link-local, unspecified or multicast ranges are refused (unless the operator allows them).',
+    "Where deliveries are POSTed: http or https, no credentials in it. It must reach only globally routable unicast addresses that are not the server's own (checked at create, and after DNS at each delivery): loopback, private, link-local, multicast, documentation and other special-purpose ranges, and IPv6 forms of IPv4 addresses are refused (422 url_refused) unless the operator sets SILO_WEBHOOK_ALLOW_PRIVATE=true.",
 } as const;
 
 const events = {
@@ -30,7 +30,7 @@ const silos = {
   items: fileUuid,
   maxItems: 100,
   uniqueItems: true,
-  description: "Only these silos' events (default: every silo of the account).",
+  description: "Only these silos' events (default: every silo of the account). Each must be a silo of the account (422 silo_not_found otherwise).",
 } as const;
 
 /** POST /api/v1/manage/webhooks */

@@ -1,11 +1,19 @@
 /**
- * SSRF guard for webhook endpoints (contract §12): an account chooses the URL, so without this a
- * webhook could make the server POST to its own loopback, the cloud metadata service or the
- * private network behind it. URLs are checked at create (literal addresses only: no DNS there)
- * and every delivery resolves the name once, here, and connects to the address it vetted.
+ * SSRF guard for webhook endpoints (contract §12, §17): an account chooses the URL, so without this
+ * a webhook could make the server POST to its own loopback, the cloud metadata service, the private
+ * network behind it, or the server itself on a public address. A delivery may reach only a globally
+ * routable unicast address that is not one of this host's own. URLs are checked at create (literal
+ * addresses only: no DNS there) and every delivery resolves the name once, here, and connects to
+ * the address it vetted.
+ *
+ * The ranges are ipaddr.js's classification of the IANA special-purpose registries, not a list of
+ * our own: a range we did not think of (TEST-NET, 192.0.0.0/24, 6to4 relays) is refused because it
+ * is not plain unicast, rather than allowed because nobody listed it.
  */
 import { lookup as dnsLookup } from 'node:dns/promises';
-import { BlockList, isIP, isIPv4, isIPv6 } from 'node:net';
+import { isIP } from 'node:net';
+import { networkInterfaces } from 'node:os';
+import ipaddr from 'ipaddr.js';
 
 export interface ResolvedAddress {
   address: string;
@@ -15,105 +23,107 @@ export interface ResolvedAddress {
 /** Resolves a name to all of its addresses (dns.promises.lookup with all: true by default). */
 export type LookupFn = (hostname: string) => Promise<ReadonlyArray<{ address: string; family: number }>>;
 
+/** Every address of this host (each of its interfaces', loopback included). */
+export type OwnAddressesFn = () => Iterable<string>;
+
 export interface GuardOptions {
-  /** SILO_WEBHOOK_ALLOW_PRIVATE: an operator's own network is a legitimate target. */
+  /**
+   * SILO_WEBHOOK_ALLOW_PRIVATE: an operator's own network (loopback, private ranges, this host) is
+   * a legitimate target; every address is then allowed.
+   */
   allowPrivate: boolean;
+  /** This host's addresses; default: os.networkInterfaces(), read at each check (they change). */
+  ownAddresses?: OwnAddressesFn;
 }
+
+/** What an operator sets to let webhooks reach the addresses refused here. */
+export const ALLOW_PRIVATE_SETTING = 'SILO_WEBHOOK_ALLOW_PRIVATE=true';
 
 /** A delivery refused because the endpoint is (or resolves to) an address it must not reach. */
 export class BlockedAddressError extends Error {
   constructor(
     readonly address: string,
     readonly hostname: string,
-    reason = hostname === address ? '' : ` (${hostname} resolves to it)`,
+    /** Why the address is refused ("loopback", "this server's own address"...). */
+    readonly why: string,
+    via = hostname === address ? '' : ` (${hostname} resolves to it)`,
   ) {
-    super(`blocked address ${address}${reason}`);
+    super(`blocked address ${address}${via}: ${why}`);
     this.name = 'BlockedAddressError';
   }
 }
 
 export const MAX_URL_LENGTH = 2048;
 
-const blocked = new BlockList();
-for (const [net, prefix] of [
-  ['0.0.0.0', 8], // unspecified, "this network"
-  ['10.0.0.0', 8], // private
-  ['100.64.0.0', 10], // carrier-grade NAT: often the provider's internal network
-  ['127.0.0.0', 8], // loopback
-  ['169.254.0.0', 16], // link-local, home of cloud metadata services (169.254.169.254)
-  ['172.16.0.0', 12], // private
-  ['192.168.0.0', 16], // private
-  ['198.18.0.0', 15], // benchmarking, used inside some data centres
-  ['224.0.0.0', 4], // multicast
-  ['240.0.0.0', 4], // reserved, and 255.255.255.255 broadcast
-] as const) {
-  blocked.addSubnet(net, prefix, 'ipv4');
-}
-for (const [net, prefix] of [
-  ['::', 128], // unspecified
-  ['::1', 128], // loopback
-  ['fc00::', 7], // unique local (private)
-  ['fe80::', 10], // link-local
-  ['fec0::', 10], // deprecated site-local: still private where it is used
-  ['ff00::', 8], // multicast
-  ['64:ff9b:1::', 48], // local-use NAT64 (RFC 8215): translates into a private IPv4 network
-] as const) {
-  blocked.addSubnet(net, prefix, 'ipv6');
+/** ipaddr.js's names of special-purpose ranges, as a refusal says them. */
+const RANGE_WORDS: Record<string, string> = {
+  unspecified: 'unspecified',
+  broadcast: 'broadcast',
+  multicast: 'multicast',
+  linkLocal: 'link-local',
+  loopback: 'loopback',
+  carrierGradeNat: 'carrier-grade NAT',
+  private: 'private',
+  uniqueLocal: 'unique local (private)',
+  deprecatedSiteLocal: 'site-local (private)',
+  reserved: 'reserved (documentation, benchmarking, protocol or future use)',
+  benchmarking: 'benchmarking',
+};
+
+/**
+ * IPv6 ranges that stand for an IPv4 host (mapped, SIIT-translated, NAT64, 6to4, Teredo): refused
+ * whatever IPv4 address they carry, since the stack or a gateway on the way turns them into it.
+ */
+const IPV4_CARRIERS = new Set(['ipv4Mapped', 'rfc6145', 'rfc6052', '6to4', 'teredo']);
+
+/** Global unicast IPv6 (RFC 4291): everything else is reserved by the IETF, IPv4-compatible ::a.b.c.d included. */
+const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3');
+
+function systemAddresses(): string[] {
+  return Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((i) => i.address));
 }
 
-/** The eight 16-bit groups of an IPv6 address (zone already removed), or undefined. */
-function ipv6Groups(ip: string): number[] | undefined {
-  if (!isIPv6(ip)) return undefined;
-  let text = ip;
-  const tail: number[] = [];
-  // A trailing dotted quad (::ffff:1.2.3.4) stands for the last two groups.
-  const lastColon = text.lastIndexOf(':');
-  const quad = text.slice(lastColon + 1);
-  if (isIPv4(quad)) {
-    const [a = 0, b = 0, c = 0, d = 0] = quad.split('.').map(Number);
-    tail.push((a << 8) | b, (c << 8) | d);
-    text = `${text.slice(0, lastColon + 1)}0`; // a placeholder group, dropped below
+/** Whether `ip` is one of `own`, compared as addresses (any spelling, zone ids aside). */
+function isOwn(ip: ipaddr.IPv4 | ipaddr.IPv6, own: OwnAddressesFn): boolean {
+  const wanted = ip.toNormalizedString();
+  for (const address of own()) {
+    const bare = address.replace(/%.*$/, '');
+    if (!ipaddr.isValid(bare)) continue;
+    const mine = ipaddr.parse(bare);
+    if (mine.kind() === ip.kind() && mine.toNormalizedString() === wanted) return true;
   }
-  const [head = '', rest] = text.split('::');
-  const parse = (part: string): number[] => (part === '' ? [] : part.split(':').map((g) => parseInt(g, 16)));
-  const left = parse(head);
-  const right = rest === undefined ? [] : parse(rest);
-  if (tail.length > 0) (right.length > 0 ? right : left).pop();
-  const zeros = rest === undefined ? 0 : 8 - left.length - right.length - tail.length;
-  return [...left, ...new Array<number>(zeros).fill(0), ...right, ...tail];
+  return false;
 }
 
 /**
- * The IPv4 address an IPv6 address stands for, when it is one of the forms that reach an IPv4
- * host: IPv4-mapped (::ffff:a.b.c.d), IPv4-compatible (::a.b.c.d, deprecated but still parsed by
- * stacks), IPv4-translated (::ffff:0:a.b.c.d) and NAT64 (64:ff9b::a.b.c.d, which a gateway
- * translates into the IPv4 network).
+ * Why a delivery must never connect to `ip`, or undefined when it may: a globally routable unicast
+ * address that is not this host's. Anything that is not an IP address at all is refused too, so a
+ * caller's mistake fails closed.
  */
-function embeddedIPv4(groups: number[]): string | undefined {
-  const [g0, g1, g2, g3, g4, g5, g6 = 0, g7 = 0] = groups;
-  const zeroHead = g1 === 0 && g2 === 0 && g3 === 0;
-  const mapped = g0 === 0 && zeroHead && g4 === 0 && g5 === 0xffff;
-  const compatible = g0 === 0 && zeroHead && g4 === 0 && g5 === 0;
-  const translated = g0 === 0 && zeroHead && g4 === 0xffff && g5 === 0; // SIIT, ::ffff:0:a.b.c.d
-  const nat64 = g0 === 0x64 && g1 === 0xff9b && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0;
-  if (!mapped && !compatible && !translated && !nat64) return undefined;
-  return [g6 >> 8, g6 & 0xff, g7 >> 8, g7 & 0xff].join('.');
-}
-
-/**
- * Whether a delivery must never connect to `ip`: loopback, private, link-local, unspecified,
- * multicast and other non-public ranges, in IPv4 or any IPv6 form of them. Anything that is not
- * an IP address at all counts as blocked, so a caller's mistake fails closed.
- */
-export function isBlockedAddress(ip: string): boolean {
+export function addressRefusal(ip: string, own: OwnAddressesFn = systemAddresses): string | undefined {
   const bare = ip.startsWith('[') && ip.endsWith(']') ? ip.slice(1, -1) : ip;
-  const address = bare.replace(/%.*$/, ''); // BlockList does not understand zone ids (fe80::1%eth0)
-  if (isIPv4(address)) return blocked.check(address, 'ipv4');
-  const groups = ipv6Groups(address);
-  if (!groups) return true;
-  const v4 = embeddedIPv4(groups);
-  if (v4 !== undefined) return blocked.check(v4, 'ipv4');
-  return blocked.check(address, 'ipv6');
+  // Zone ids (fe80::1%eth0) only say which link a link-local address is on.
+  const address = bare.replace(/%.*$/, '');
+  // node:net's strict test first: ipaddr.js also takes old spellings (0x7f.1) that a URL has already normalised.
+  if (isIP(address) === 0) return 'not an IP address';
+  const parsed = ipaddr.parse(address);
+  const range: string = parsed.range();
+  if (parsed.kind() === 'ipv6') {
+    if (IPV4_CARRIERS.has(range)) return `an IPv6 form of an IPv4 address (${range})`;
+    if (!parsed.match(GLOBAL_UNICAST_V6)) return 'not a global unicast IPv6 address';
+  }
+  if (range !== 'unicast') return RANGE_WORDS[range] ?? `special-purpose (${range})`;
+  try {
+    if (isOwn(parsed, own)) return "this server's own address";
+  } catch {
+    return "this server's own addresses could not be listed";
+  }
+  return undefined;
+}
+
+/** Whether a delivery must never connect to `ip` (see addressRefusal). */
+export function isBlockedAddress(ip: string, own?: OwnAddressesFn): boolean {
+  return addressRefusal(ip, own) !== undefined;
 }
 
 /** A URL's hostname as a resolver or socket wants it: no IPv6 brackets, no trailing root dot. */
@@ -122,7 +132,13 @@ export function bareHostname(hostname: string): string {
   return unbracketed.endsWith('.') ? unbracketed.slice(0, -1) : unbracketed;
 }
 
-const REFUSED = ': loopback, private, link-local, unspecified and multicast addresses are refused';
+/**
+ * What a refusal at create adds: the rule, and the setting that lifts it, so that an operator whose
+ * webhooks go to an intranet on purpose knows what to set.
+ */
+export const REFUSED_RULE =
+  `: webhooks may reach only globally routable unicast addresses that are not this server's own; ` +
+  `an operator may allow other addresses with ${ALLOW_PRIVATE_SETTING} (koa-silo: webhooks.allowPrivate)`;
 
 /** `localhost` and its subdomains are loopback by definition (RFC 6761), refused without DNS. */
 function isLocalhostName(host: string): boolean {
@@ -131,7 +147,15 @@ function isLocalhostName(host: string): boolean {
 }
 
 function localhostError(host: string): BlockedAddressError {
-  return new BlockedAddressError(host, host, ' (a loopback name)');
+  return new BlockedAddressError(host, host, 'a loopback name');
+}
+
+/** The refusal of a literal address or a localhost name, or undefined (then only DNS can tell). */
+function hostRefusal(host: string, options: GuardOptions): BlockedAddressError | undefined {
+  if (isLocalhostName(host)) return localhostError(host);
+  if (isIP(host) === 0) return undefined;
+  const why = addressRefusal(host, options.ownAddresses);
+  return why === undefined ? undefined : new BlockedAddressError(host, host, why);
 }
 
 /**
@@ -152,9 +176,8 @@ export function webhookUrlProblem(raw: string, options: GuardOptions = { allowPr
   if (host === '') return 'URL must have a host';
   if (options.allowPrivate) return undefined;
   // The URL parser has already normalised odd IPv4 spellings (http://2130706433/, 0x7f.1).
-  if (isIP(host) !== 0 && isBlockedAddress(host)) return `${new BlockedAddressError(host, host).message}${REFUSED}`;
-  if (isLocalhostName(host)) return `${localhostError(host).message}${REFUSED}`;
-  return undefined;
+  const refused = hostRefusal(host, options);
+  return refused ? `${refused.message}${REFUSED_RULE}` : undefined;
 }
 
 const systemLookup: LookupFn = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
@@ -169,18 +192,17 @@ export async function resolveDeliveryAddress(
   options: GuardOptions & { lookup?: LookupFn },
 ): Promise<ResolvedAddress> {
   const host = bareHostname(hostname);
+  const refused = options.allowPrivate ? undefined : hostRefusal(host, options);
+  if (refused) throw refused;
   const literal = isIP(host);
-  if (literal !== 0) {
-    if (!options.allowPrivate && isBlockedAddress(host)) throw new BlockedAddressError(host, host);
-    return { address: host, family: literal === 4 ? 4 : 6 };
-  }
-  if (!options.allowPrivate && isLocalhostName(host)) throw localhostError(host);
+  if (literal !== 0) return { address: host, family: literal === 4 ? 4 : 6 };
   const answers = await (options.lookup ?? systemLookup)(host);
   const usable: ResolvedAddress[] = [];
   for (const { address } of answers) {
     const family = isIP(address);
-    // A resolver answer that is not an address is refused like a blocked one: fail closed.
-    if (family === 0 || (!options.allowPrivate && isBlockedAddress(address))) throw new BlockedAddressError(address, host);
+    // A resolver answer that is not an address is refused whatever the policy: fail closed.
+    const why = family === 0 ? 'not an IP address' : options.allowPrivate ? undefined : addressRefusal(address, options.ownAddresses);
+    if (why !== undefined) throw new BlockedAddressError(address, host, why);
     usable.push({ address, family: family === 4 ? 4 : 6 });
   }
   const first = usable[0];

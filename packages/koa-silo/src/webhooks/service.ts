@@ -4,11 +4,12 @@
  * crash right after the write's answer still delivers). No HTTP here; the worker delivers.
  */
 import { randomBytes } from 'node:crypto';
-import { NotFoundError, ValidationError } from '../errors.js';
+import { NotFoundError, ValidationError, type ValidationIssue } from '../errors.js';
 import type { SiloEvent } from '../events/types.js';
 import { isoTime, systemClock, type Clock } from '../service/clock.js';
+import { canonicalUuid } from '../service/silo-ids.js';
 import type { SiloStorage } from '../storage/types.js';
-import { bareHostname, BlockedAddressError, resolveDeliveryAddress, webhookUrlProblem } from './address-guard.js';
+import { bareHostname, BlockedAddressError, REFUSED_RULE, resolveDeliveryAddress, webhookUrlProblem, type GuardOptions } from './address-guard.js';
 import { newMessageId, newWebhookSecret } from './signature.js';
 import type { DeliveryAttempt, PendingDelivery, StoredWebhook, WebhookEventType, WebhookInfo } from './types.js';
 
@@ -19,7 +20,10 @@ export interface CreateWebhookInput {
 }
 
 export interface WebhookService {
-  /** 422 for a refused URL or over `maxPerAccount`; the answer holds the secret, this once. */
+  /**
+   * 422 for a refused URL, a listed silo that is not the account's, or over `maxPerAccount`; the
+   * answer holds the secret, this once.
+   */
   create(account: string, input: CreateWebhookInput): Promise<WebhookInfo & { secret: string }>;
   list(account: string): Promise<WebhookInfo[]>;
   /** 404 when the account has no such webhook. */
@@ -29,10 +33,9 @@ export interface WebhookService {
   outboxFor(event: SiloEvent): Promise<PendingDelivery[]>;
 }
 
-export interface WebhookServiceOptions {
+/** `allowPrivate`: private and loopback addresses allowed (SILO_WEBHOOK_ALLOW_PRIVATE). */
+export interface WebhookServiceOptions extends GuardOptions {
   maxPerAccount: number;
-  /** Private and loopback addresses allowed (SILO_WEBHOOK_ALLOW_PRIVATE). */
-  allowPrivate: boolean;
   now?: Clock;
 }
 
@@ -53,20 +56,36 @@ const TYPE_OF: Record<SiloEvent['type'], WebhookEventType> = {
  * Why a URL whose host resolves to a refused address is refused now (delivery checks again). A
  * name that does not resolve today is let through: it may tomorrow, and delivery will check it.
  */
-async function resolvedProblem(url: string, allowPrivate: boolean): Promise<string | undefined> {
-  if (allowPrivate) return undefined;
+async function resolvedProblem(url: string, guard: GuardOptions): Promise<string | undefined> {
+  if (guard.allowPrivate) return undefined;
   let timer: NodeJS.Timeout | undefined;
   // A resolver that does not answer does not hold the request: delivery checks again anyway.
   const slow = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), CREATE_DNS_MS)));
-  const checked = resolveDeliveryAddress(bareHostname(new URL(url).hostname), { allowPrivate }).then(
+  const checked = resolveDeliveryAddress(bareHostname(new URL(url).hostname), guard).then(
     () => undefined,
-    (error: unknown) => (error instanceof BlockedAddressError ? error.message : undefined),
+    (error: unknown) => (error instanceof BlockedAddressError ? `${error.message}${REFUSED_RULE}` : undefined),
   );
   try {
     return await Promise.race([checked, slow]);
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * The issues of listed silos that are not `account`'s: a webhook filtered to another account's silo
+ * would only ever be a probe. A missing silo gets the same issue as another account's, so that the
+ * answer never tells whether a silo exists to someone who may not see it (contract §3).
+ */
+async function foreignSilos(storage: SiloStorage, account: string, silos: readonly string[]): Promise<ValidationIssue[]> {
+  // Only canonical uuids become storage keys; anything else names no silo (the programmatic API has no schema).
+  const uuids = silos.map((silo) => canonicalUuid(silo));
+  const wanted = uuids.filter((uuid): uuid is string => uuid !== undefined);
+  const heads = wanted.length === 0 ? [] : await storage.getHeads(account, wanted);
+  const mine = new Set(heads.flatMap((head) => (head?.account === account ? [head.file_uuid] : [])));
+  return uuids.flatMap((uuid, i) =>
+    uuid !== undefined && mine.has(uuid) ? [] : [{ loc: ['body', 'silos', i], msg: 'No silo of this account has this file_uuid', type: 'silo_not_found' }],
+  );
 }
 
 function infoOf(hook: StoredWebhook): WebhookInfo {
@@ -97,13 +116,18 @@ export function createWebhookService(storage: SiloStorage, options: WebhookServi
 
   return {
     async create(account, input) {
-      const problem = webhookUrlProblem(input.url, { allowPrivate: options.allowPrivate }) ?? (await resolvedProblem(input.url, options.allowPrivate));
-      if (problem) throw new ValidationError([{ loc: ['body', 'url'], msg: problem, type: 'url_refused' }]);
+      const silos = input.silos?.map((uuid) => uuid.toLowerCase());
+      const [problem, foreign] = await Promise.all([
+        webhookUrlProblem(input.url, options) ?? resolvedProblem(input.url, options),
+        foreignSilos(storage, account, silos ?? []),
+      ]);
+      const issues: ValidationIssue[] = problem ? [{ loc: ['body', 'url'], msg: problem, type: 'url_refused' }, ...foreign] : foreign;
+      if (issues.length > 0) throw new ValidationError(issues);
       const hook: StoredWebhook = {
         id: `wh_${randomBytes(12).toString('base64url')}`,
         url: input.url,
         events: [...new Set(input.events)],
-        silos: input.silos ? input.silos.map((uuid) => uuid.toLowerCase()) : null,
+        silos: silos ? [...new Set(silos)] : null,
         created_at: isoTime(now()),
         disabled: false,
         failing_since: null,

@@ -6,7 +6,9 @@
 import fs from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
+import { recordRules } from 'koa-silo';
 import { storeIsMissing, storeLine } from '../command-store.js';
+import { plansOf, type PlanConfig } from '../plans.js';
 import type { SqliteSynchronous } from '../sqlite-store.js';
 import { describeLocation, type StoreLocation } from '../stores.js';
 import { ExportError, exportLines } from './export.js';
@@ -87,6 +89,8 @@ export async function runExport(options: ExportOptions, io: TransferIo): Promise
 export interface ImportOptions {
   locations: StorageLocations;
   sqliteSynchronous: SqliteSynchronous;
+  /** The plan settings the target's servers run with: records are checked against them. */
+  plans: PlanConfig;
   /** The file to read; undefined: stdin. */
   in?: string;
 }
@@ -110,14 +114,15 @@ export async function runImport(options: ImportOptions, io: TransferIo): Promise
   const opened = await openStorage(options.locations, options.sqliteSynchronous);
   io.stderr(`${label}: ${storeLine(main, missing)}\n`);
   try {
-    return await failingAs(() => importLines(opened.storage, readLines(input), { progress: progressFor(label, io.stderr, io.terminal), ...(io.signal ? { signal: io.signal } : {}) }));
+    const rules = recordRules({ plans: plansOf(options.plans) });
+    return await failingAs(() => importLines(opened.storage, readLines(input), { rules, progress: progressFor(label, io.stderr, io.terminal), ...(io.signal ? { signal: io.signal } : {}) }));
   } finally {
     input.destroy();
     await opened.close();
   }
 }
 
-export async function runMigrate(options: { from: StoreLocation; to: StoreLocation; sqliteSynchronous: SqliteSynchronous }, io: TransferIo): Promise<Counts> {
+export async function runMigrate(options: { from: StoreLocation; to: StoreLocation; sqliteSynchronous: SqliteSynchronous; plans: PlanConfig }, io: TransferIo): Promise<Counts> {
   const label = 'silo migrate';
   const { from, to } = options;
   if (from.url === to.url) throw new TransferFailure('--from and --to name the same store');
@@ -130,7 +135,8 @@ export async function runMigrate(options: { from: StoreLocation; to: StoreLocati
     try {
       // The export half reports nothing: the import half counts the same silos as they land.
       const lines = exportLines(source.storage, silentProgress);
-      return await failingAs(() => importLines(target.storage, lines, { progress: progressFor(label, io.stderr, io.terminal), ...(io.signal ? { signal: io.signal } : {}) }));
+      const rules = recordRules({ plans: plansOf(options.plans) });
+      return await failingAs(() => importLines(target.storage, lines, { rules, progress: progressFor(label, io.stderr, io.terminal), ...(io.signal ? { signal: io.signal } : {}) }));
     } finally {
       await target.close();
     }

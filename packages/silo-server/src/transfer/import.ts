@@ -10,13 +10,16 @@
  * out bad never made a webhook live or let a user sign in, even for a moment, and removing them is
  * rarely needed.
  *
- * Every line is checked before anything of it is written; the counts line at the end is checked
+ * Every line is checked before anything of it is written: its form (format.ts), and its record as
+ * the API would check it (koa-silo's recordRules: names, uuids, the target's plans, file_data that
+ * is JSON of the API's shape within the plan's size), since storage takes whatever it is given and
+ * the server would then serve it as if the API had made it. The counts line at the end is checked
  * against the records read, what was written, and what the target then lists. On any failure
  * (a bad line, a missing counts line, a mismatch, the store failing, an interruption) the import
  * removes what it wrote (rollback.ts) and says so; if that fails too it says that, loudly: the
  * target is then left with part of the import, to be emptied before trying again.
  */
-import type { ImportedVersion, SiloStorage } from 'koa-silo';
+import type { ImportedVersion, RecordRules, SiloStorage } from 'koa-silo';
 import { emptyCounts, FORMAT_NAME, parseRecord, RecordError, siloOf, type Counts, type SiloLine, type StoredUser, type StoredWebhook, type TransferRecord } from './format.js';
 import type { Progress } from './progress.js';
 import { removeImported } from './rollback.js';
@@ -88,6 +91,8 @@ class WriteWindow {
 }
 
 export interface ImportOptions {
+  /** The API's rules for each record, with the target's plans. */
+  rules: RecordRules;
   progress: Progress;
   /** Stops the import (then rolled back) when aborted: a signal to the command. */
   signal?: AbortSignal;
@@ -120,10 +125,11 @@ export async function importLines(storage: SiloStorage, lines: AsyncIterable<str
 }
 
 async function importInto(storage: SiloStorage, lines: AsyncIterable<string>, options: ImportOptions, created: string[], writes: WriteWindow): Promise<Counts> {
-  const { progress, signal } = options;
+  const { progress, signal, rules } = options;
   const read = emptyCounts();
   const written = emptyCounts();
-  const accounts = new Set<string>();
+  /** Each account read, and its plan (its silos' size limit). */
+  const accounts = new Map<string, string>();
   const hashes = new Set<string>();
   /** Webhooks read, written once every line is read and checked. */
   const hooks: { line: number; hook: StoredWebhook }[] = [];
@@ -131,6 +137,8 @@ async function importInto(storage: SiloStorage, lines: AsyncIterable<string>, op
   /** Console users read, written after the webhooks. */
   const users: { line: number; user: StoredUser }[] = [];
   const userNames = new Set<string>();
+  /** Silos read: a uuid names one silo, whatever its account. */
+  const siloIds = new Set<string>();
   let phase: Phase = 'header';
   let open: OpenSilo | undefined;
   let lineNo = 0;
@@ -180,9 +188,11 @@ async function importInto(storage: SiloStorage, lines: AsyncIterable<string>, op
       case 'account': {
         read.accounts++;
         const { record: _, ...account } = record;
+        const problem = rules.account(account);
+        if (problem) throw at(lineNo, problem);
         if (!(await storage.insertAccount(account))) throw at(lineNo, `account ${JSON.stringify(account.name)} appears twice`);
         created.push(account.name);
-        accounts.add(account.name);
+        accounts.set(account.name, account.plan);
         written.accounts++;
         break;
       }
@@ -191,6 +201,8 @@ async function importInto(storage: SiloStorage, lines: AsyncIterable<string>, op
         const { record: _, ...key } = record;
         if (!accounts.has(key.account)) throw at(lineNo, `a key of account ${JSON.stringify(key.account)}, which no account line before it names`);
         if (hashes.has(key.hash)) throw at(lineNo, 'a key whose hash another key has already');
+        const problem = rules.key(key);
+        if (problem) throw at(lineNo, `the ${key.type} key ${JSON.stringify(key.name)} of account ${JSON.stringify(key.account)}: ${problem}`);
         if (!(await storage.insertKey(key))) throw at(lineNo, `the ${key.type} key ${JSON.stringify(key.name)} of account ${JSON.stringify(key.account)} appears twice`);
         hashes.add(key.hash);
         written.keys++;
@@ -200,6 +212,8 @@ async function importInto(storage: SiloStorage, lines: AsyncIterable<string>, op
         read.webhooks++;
         const { record: _, ...hook } = record;
         if (!accounts.has(hook.account)) throw at(lineNo, `a webhook of account ${JSON.stringify(hook.account)}, which no account line before it names`);
+        const problem = rules.webhook(hook);
+        if (problem) throw at(lineNo, `webhook ${JSON.stringify(hook.id)} of account ${JSON.stringify(hook.account)}: ${problem}`);
         const id = `${hook.account}\n${hook.id}`;
         if (hookIds.has(id)) throw at(lineNo, `webhook ${JSON.stringify(hook.id)} of account ${JSON.stringify(hook.account)} appears twice`);
         hookIds.add(id);
@@ -210,6 +224,8 @@ async function importInto(storage: SiloStorage, lines: AsyncIterable<string>, op
         read.users++;
         const { record: _, ...user } = record;
         if (!accounts.has(user.account)) throw at(lineNo, `console user ${JSON.stringify(user.name)} of account ${JSON.stringify(user.account)}, which no account line before it names`);
+        const problem = rules.user(user);
+        if (problem) throw at(lineNo, problem);
         // User names are one space across accounts: a name signs in without its account.
         if (userNames.has(user.name)) throw at(lineNo, `console user ${JSON.stringify(user.name)} appears twice`);
         userNames.add(user.name);
@@ -221,6 +237,10 @@ async function importInto(storage: SiloStorage, lines: AsyncIterable<string>, op
         read.silos++;
         if (!accounts.has(record.account)) throw at(lineNo, `silo ${record.file_uuid} of account ${JSON.stringify(record.account)}, which no account line names`);
         if (record.oldest > record.version) throw at(lineNo, `silo ${record.file_uuid} has oldest ${record.oldest} after its version ${record.version}`);
+        const problem = rules.silo(siloOf(record));
+        if (problem) throw at(lineNo, `silo ${JSON.stringify(record.file_uuid)}: ${problem}`);
+        if (siloIds.has(record.file_uuid)) throw at(lineNo, `silo ${record.file_uuid} appears twice`);
+        siloIds.add(record.file_uuid);
         open = { line: lineNo, silo: record, versions: [] };
         break;
       }
@@ -231,6 +251,8 @@ async function importInto(storage: SiloStorage, lines: AsyncIterable<string>, op
         if (record.version !== want) throw at(lineNo, `version ${record.version} of silo ${record.file_uuid} where version ${want} belongs`);
         if (Buffer.byteLength(record.data, 'utf8') !== record.size) throw at(lineNo, `version ${record.version} of silo ${record.file_uuid} has data of ${Buffer.byteLength(record.data, 'utf8')} bytes, its size says ${record.size}`);
         const { record: _r, file_uuid: _u, data, ...entry } = record;
+        const problem = rules.version({ entry, text: data }, accounts.get(open.silo.account)!);
+        if (problem) throw at(lineNo, `version ${record.version} of silo ${record.file_uuid}: ${problem}`);
         open.versions.push({ entry, text: data });
         if (complete()) {
           const last = entry;

@@ -1,0 +1,20 @@
+/**
+ * The plans a configuration gives Silo: one, `default`, shaped by SILO_RATE_LIMIT_PER_MINUTE,
+ * SILO_MAX_DATA_BYTES and SILO_HISTORY_VERSIONS. The server runs with them, and an import checks
+ * what it loads against them (an account on another plan, or a silo larger than the limit, is
+ * refused there as the API would refuse it).
+ */
+import { DEFAULT_PLAN, DEFAULT_PLAN_NAME, type Plan } from 'koa-silo';
+import type { ServerConfig } from './config.js';
+
+export type PlanConfig = Pick<ServerConfig, 'rateLimitPerMinute' | 'maxDataBytes' | 'historyVersions'>;
+
+export function plansOf(config: PlanConfig): Record<string, Plan> {
+  return {
+    [DEFAULT_PLAN_NAME]: {
+      maxDataBytes: config.maxDataBytes ?? DEFAULT_PLAN.maxDataBytes,
+      rateLimitPerMinute: config.rateLimitPerMinute ?? DEFAULT_PLAN.rateLimitPerMinute,
+      historyVersions: config.historyVersions ?? DEFAULT_PLAN.historyVersions,
+    },
+  };
+}
