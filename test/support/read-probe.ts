@@ -19,10 +19,11 @@ export interface ReadProbe {
   stop(): Promise<ProbeResult>;
 }
 
-/** The child: plain JavaScript for `node -e` (argv: port, path, host, every ms). */
+/** The child: plain JavaScript for `node -e` (argv: port, path, host, every ms, headers as JSON). */
 const CHILD = `
 const http = require('node:http');
-const [port, path, host, every] = process.argv.slice(1);
+const [port, path, host, every, headersJson] = process.argv.slice(1);
+const extra = JSON.parse(headersJson || '{}');
 const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
 const latencies = [];
 const failures = [];
@@ -44,7 +45,7 @@ const fire = (due) => {
     else failures.push(failure);
     finish();
   };
-  const req = http.get({ host: '127.0.0.1', port: Number(port), path, agent, setHost: false, headers: { host } }, (res) => {
+  const req = http.get({ host: '127.0.0.1', port: Number(port), path, agent, setHost: false, headers: { ...extra, host } }, (res) => {
     res.resume();
     res.on('end', () => settle(res.statusCode === 200 ? undefined : 'status ' + res.statusCode));
     res.on('error', (e) => settle(String(e)));
@@ -75,9 +76,16 @@ process.stdout.write('ready\\n');
 next();
 `;
 
-/** Starts firing `GET path` (Host `host`) at 127.0.0.1:`port` every `everyMs`. */
-export async function startReadProbe(port: number, path: string, everyMs: number, host = 'api.localhost'): Promise<ReadProbe> {
-  const child: Spawned = spawnTracked(process.execPath, ['-e', CHILD, String(port), path, host, String(everyMs)], { stdio: ['pipe', 'pipe', 'pipe'] });
+/** Starts firing `GET path` (Host `host`, and `headers`) at 127.0.0.1:`port` every `everyMs`. */
+export async function startReadProbe(
+  port: number,
+  path: string,
+  everyMs: number,
+  host = 'api.localhost',
+  headers: Record<string, string> = {},
+): Promise<ReadProbe> {
+  const args = ['-e', CHILD, String(port), path, host, String(everyMs), JSON.stringify(headers)];
+  const child: Spawned = spawnTracked(process.execPath, args, { stdio: ['pipe', 'pipe', 'pipe'] });
   await child.waitFor(/ready\n/, 10_000);
   return {
     async stop() {

@@ -84,6 +84,7 @@ export class TaskRunner {
       case 'patch':
         return (await this.patch(task)) as TaskResult<T>;
       default:
+        this.fits(estimateParsedBytes(task.text));
         return checkBody(task.shape, task.text, task.maxDepth, task.maxOperations) as TaskResult<T>;
     }
   }
@@ -113,12 +114,16 @@ export class TaskRunner {
   /** `text` parsed (numbers as written), refused before parsing when it cannot fit; kept under `uuid` when given. */
   private parse(uuid: string | undefined, etag: string, text: string): unknown {
     const bytes = estimateParsedBytes(text);
-    // One task at a time: a parse larger than its share may take the cache's too, not more.
-    if (bytes > this.taskBytes + this.cacheBytes) throw new WorkTooLargeError();
-    if (bytes > this.taskBytes) this.parsed.clear();
+    this.fits(bytes);
     const value = parseJson(text);
     if (uuid !== undefined) this.parsed.set(uuid, etag, value, bytes);
     return value;
+  }
+
+  /** Refuses a parse of `bytes` of heap that cannot fit; one task at a time, it may take the cache's share too. */
+  private fits(bytes: number): void {
+    if (bytes > this.taskBytes + this.cacheBytes) throw new WorkTooLargeError();
+    if (bytes > this.taskBytes) this.parsed.clear();
   }
 
   private compiledQuery(search: string): (data: unknown) => unknown {
