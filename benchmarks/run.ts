@@ -16,15 +16,19 @@
  *        and peak RSS (benchmarks/migrate/, issue 11). Flags: --quick, --no-write.
  * events: 2 000 SSE subscribers on one silo: event latency, server RSS, write throughput with and
  *        without them (benchmarks/events/, issue 12). Flags: --quick, --no-write, --subscribers=N.
+ * isolation: the attacks of the isolation review against a tiny read's latency and the server's
+ *        event-loop delay, each beside the same at rest (benchmarks/isolation/, issue 22).
+ *        Flags: --quick, --no-write.
  */
 import { parseEventsArgs, runEventsBenchmarks } from './events/run.js';
+import { runIsolationBenchmarks } from './isolation/run.js';
 import { parseHttpArgs, runHttpBenchmarks } from './http/run.js';
 import { parseMigrateArgs, runMigrateBenchmarks } from './migrate/run.js';
 import { runQueryBenchmarks, type QueryBenchOptions } from './query/run.js';
 import { parseWritesArgs, runWritesBenchmarks } from './writes/run.js';
 import { isInvokedDirectly } from './common.js';
 
-const SUITES = ['query', 'http', 'writes', 'migrate', 'events'] as const;
+const SUITES = ['query', 'http', 'writes', 'migrate', 'events', 'isolation'] as const;
 type Suite = (typeof SUITES)[number];
 
 function queryOptions(flags: readonly string[]): QueryBenchOptions {
@@ -53,7 +57,8 @@ export async function runBenchmarks(argv: readonly string[]): Promise<void> {
     else if (suite === 'http') await runHttpBenchmarks(parseHttpArgs(flags));
     else if (suite === 'writes') await runWritesBenchmarks(parseWritesArgs(flags));
     else if (suite === 'migrate') await runMigrateBenchmarks(parseMigrateArgs(flags));
-    else await runEventsBenchmarks(parseEventsArgs(flags));
+    else if (suite === 'events') await runEventsBenchmarks(parseEventsArgs(flags));
+    else await runIsolationBenchmarks({ quick: flags.includes('--quick'), write: !flags.includes('--no-write') });
   }
 }
 

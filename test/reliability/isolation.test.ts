@@ -18,49 +18,34 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { accountWithKeys, type Account } from '../../packages/koa-silo/test/support/accounts.js';
-import { loadConfig, openSilo, silentLogger } from '../../packages/silo-server/src/index.js';
 import { call, type Answer } from '../support/http-call.js';
+import { attacks, hammer, MiB, quantile, seedIsolationData, type IsolationData } from '../support/isolation.js';
 import { startReadProbe, type ProbeResult } from '../support/read-probe.js';
 import { sampleRss } from '../support/rss.js';
 import { startSiloServer, type SiloServer } from '../support/silo-server.js';
 
-const MiB = 1024 * 1024;
 const RSS_LIMIT = 512 * MiB + 256 * MiB;
 const TINY_P99_MS = 100;
 const REFUSED_WITHIN_MS = 2000;
 const PROBE_EVERY_MS = 50;
 
-/** `[{},{},...]` of 3.3 million elements (9.9 MB): the densest data, 213 MB of heap parsed. */
-const DENSE = `[${'{},'.repeat(3_300_000 - 1)}{}]`;
-/** About 9.9 MB of records a catalogue would hold. */
-const RECORDS = JSON.stringify(
-  Array.from({ length: 104_000 }, (_, i) => ({ id: i, name: `product ${i}`, price: i % 1000, tags: ['a', 'b'], note: 'x'.repeat(20) })),
-);
-/** `[1,1,...]` of 5 million ones (10 MB): five million problems for the validator. */
-const ONES = `[${'1,'.repeat(4_999_999)}1]`;
-
 let dir: string;
 let server: SiloServer | undefined;
-let alice: Account;
-let bob: Account;
-let dense: string;
-let records: string;
-let tiny: string;
-let bobs: string;
+let data: IsolationData;
+let attack: ReturnType<typeof attacks>;
 
-const p = (sorted: number[], q: number) => Math.round(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN);
+const p = (sorted: number[], q: number) => Math.round(quantile(sorted, q));
 
-/** Runs `attack` while the tiny read is probed from another process and the RSS sampled. */
-async function underAttack(name: string, attack: () => Promise<void>, probeHeaders?: Record<string, string>) {
+/** Runs `run` while the tiny read is probed from another process and the RSS sampled. */
+async function underAttack(name: string, run: () => Promise<void>, probeHeaders?: Record<string, string>) {
   const port = server!.port;
   const probe = probeHeaders
-    ? await startReadProbe(port, `/${bobs}`, PROBE_EVERY_MS, 'api.localhost', probeHeaders)
-    : await startReadProbe(port, `/public/${tiny}`, PROBE_EVERY_MS);
+    ? await startReadProbe(port, `/${data.bobs}`, PROBE_EVERY_MS, 'api.localhost', probeHeaders)
+    : await startReadProbe(port, `/public/${data.tiny}`, PROBE_EVERY_MS);
   const rss = sampleRss(server!.child.pid!);
   const started = performance.now();
   try {
-    await attack();
+    await run();
   } finally {
     const result: ProbeResult = await probe.stop();
     const { peak } = rss.stop();
@@ -77,14 +62,6 @@ async function underAttack(name: string, attack: () => Promise<void>, probeHeade
   }
 }
 
-const patch = (uuid: string, body: string, type = 'application/json-patch+json') =>
-  call(server!.port, `/api/v1/manage/${uuid}`, {
-    method: 'PATCH',
-    headers: { 'X-MAN-API': alice.manage, 'content-type': type },
-    body,
-    timeoutMs: 30_000,
-  });
-
 /** An answer that is the contract's `status` with a `detail`, within the time a refusal may take. */
 function refused(answer: Answer, status: number, type?: string): void {
   expect(answer.status, answer.text.slice(0, 300)).toBe(status);
@@ -93,62 +70,12 @@ function refused(answer: Answer, status: number, type?: string): void {
   if (type) expect(answer.json.detail.map((d: { type: string }) => d.type)).toContain(type);
 }
 
-/** Runs `one` with `concurrency` workers until `ms` have passed; returns the statuses seen. */
-async function hammer(concurrency: number, ms: number, one: (i: number) => Promise<number>): Promise<Map<number, number>> {
-  const statuses = new Map<number, number>();
-  const until = performance.now() + ms;
-  await Promise.all(
-    Array.from({ length: concurrency }, async (_, i) => {
-      while (performance.now() < until) {
-        const status = await one(i).catch(() => 0);
-        statuses.set(status, (statuses.get(status) ?? 0) + 1);
-      }
-    }),
-  );
-  return statuses;
-}
-
-/** GET `path` with `headers`, reading (at most `bytesPerSecond`) and discarding the answer: its status. */
-function drain(agent: http.Agent, path: string, headers: Record<string, string>, bytesPerSecond = Infinity): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = http.get({ host: '127.0.0.1', port: server!.port, path, agent, setHost: false, headers: { host: 'api.localhost', ...headers } }, (res) => {
-      const started = performance.now();
-      let received = 0;
-      res.on('data', (chunk: Buffer) => {
-        received += chunk.length;
-        const ahead = (received / bytesPerSecond) * 1000 - (performance.now() - started);
-        if (ahead > 0) {
-          res.pause();
-          setTimeout(() => res.resume(), ahead);
-        }
-      });
-      res.on('end', () => resolve(res.statusCode!));
-      res.on('error', reject);
-    });
-    req.setTimeout(30_000, () => req.destroy(new Error('no answer within 30 s')));
-    req.on('error', reject);
-  });
-}
-
 describe('isolation: no request, key or account takes the server down or starves the others', () => {
   beforeAll(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'silo-isolation-'));
-    const config = loadConfig({ SILO_DATA_DIR: dir }, {}, dir);
-    const { silo, stores } = await openSilo(config, silentLogger);
-    try {
-      alice = await accountWithKeys(silo.accounts, 'alice');
-      bob = await accountWithKeys(silo.accounts, 'bob');
-      const fields = (name: string, is_public = false) => ({ file_name: name, is_public, region_name: 'api' as const });
-      dense = (await silo.silos.createText(alice.name, fields('dense'), DENSE)).file_uuid;
-      records = (await silo.silos.createText(alice.name, fields('records'), RECORDS)).file_uuid;
-      await silo.silos.updateText(alice.name, records, { file_name: 'records v2' }, RECORDS.replace('"product 0"', '"first"'));
-      tiny = (await silo.silos.createText(bob.name, fields('tiny', true), '{"hello":"world"}')).file_uuid;
-      bobs = (await silo.silos.createText(bob.name, fields('bob private'), '[{"mine":true}]')).file_uuid;
-    } finally {
-      await silo.close();
-      await stores.close();
-    }
+    data = await seedIsolationData(dir);
     server = await startSiloServer({ SILO_DATA_DIR: dir, SILO_RATE_LIMIT_PER_MINUTE: '0' });
+    attack = attacks(server.port, data);
   }, 120_000);
 
   afterAll(async () => {
@@ -159,41 +86,28 @@ describe('isolation: no request, key or account takes the server down or starves
   it('item 1: a patch or a create with five million bad items is a 422 of 101 items, not a crash', async () => {
     await underAttack('10 MB bodies of [1,1,...]', async () => {
       for (let round = 0; round < 2; round++) {
-        const replace = await patch(records, `[{"op":"replace","path":"/file_data","value":${ONES}}]`);
+        const replace = await attack.replaceWithOnes();
         refused(replace, 422, 'too_many_errors');
         expect(replace.json.detail).toHaveLength(101);
-        const create = await call(server!.port, '/api/v1/manage/', {
-          method: 'POST',
-          headers: { 'X-MAN-API': alice.manage },
-          body: `{"file_name":"ones","file_data":${ONES}}`,
-          timeoutMs: 30_000,
-        });
-        refused(create, 422, 'too_many_errors');
-        const bad = await patch(records, JSON.stringify(Array.from({ length: 1000 }, () => ({ op: 'nope', path: 'x' }))));
-        refused(bad, 422, 'too_many_errors');
+        refused(await attack.createOnes(), 422, 'too_many_errors');
+        refused(await attack.malformedOperations(), 422, 'too_many_errors');
       }
     });
   }, 120_000);
 
   it('item 2: thousands of moves on a 3.3 million element silo are refused before the work', async () => {
     await underAttack('moves on a dense 10 MB silo', async () => {
-      const move = { op: 'move', from: '/file_data/0', path: '/file_data/1' };
       // The first one parses the 9.9 MB silo on the worker; its verdict comes after.
-      const costly = await patch(dense, JSON.stringify(Array(1000).fill(move)));
+      const costly = await attack.moves(1000);
       expect(costly.status, costly.text.slice(0, 300)).toBe(422);
       expect(costly.json.detail[0].type).toBe('patch_too_costly');
-      refused(await patch(dense, JSON.stringify(Array(10_000).fill(move))), 422, 'too_long');
+      refused(await attack.moves(10_000), 422, 'too_long');
     });
   }, 120_000);
 
   it('item 3: 22 copies of a value into itself answer 413 at once', async () => {
     await underAttack('a 1.4 KB patch of copies', async () => {
-      const copies = [
-        { op: 'add', path: '/file_data/0/e', value: [] },
-        ...Array.from({ length: 22 }, () => ({ op: 'copy', from: '/file_data/0/e', path: '/file_data/0/e/-' })),
-        { op: 'add', path: '/file_data/0/e/-', value: 'x'.repeat(200) },
-      ];
-      for (let round = 0; round < 10; round++) refused(await patch(records, JSON.stringify(copies)), 413);
+      for (let round = 0; round < 10; round++) refused(await attack.copies(), 413);
     });
   }, 120_000);
 
@@ -204,9 +118,7 @@ describe('isolation: no request, key or account takes the server down or starves
         // Clients elsewhere read at their network's pace (here 4 MB/s each, 160 MB/s in all):
         // the server holds every answer meanwhile. Draining at loopback speed instead would
         // measure this machine's two cores copying 400 MB a second between two processes.
-        const statuses = await hammer(40, 6000, (i) =>
-          drain(agent, `/api/v1/manage/${records}/versions/${1 + (i % 2)}`, { 'X-MAN-API': alice.manage }, 4 * MiB),
-        );
+        const statuses = await hammer(40, 6000, (lane) => attack.history(agent, 1 + (lane % 2), 4 * MiB));
         expect([...statuses.keys()]).toEqual([200]);
       });
     } finally {
@@ -217,7 +129,7 @@ describe('isolation: no request, key or account takes the server down or starves
   it("item 6: one account's searches over a 10 MB silo leave another account's reads alone", async () => {
     const second = await call(server!.port, '/api/v1/manage/', {
       method: 'POST',
-      headers: { 'X-MAN-API': alice.manage },
+      headers: { 'X-MAN-API': data.alice.manage },
       body: { file_name: 'k', file_data: {} },
     });
     expect(second.status).toBe(201);
@@ -226,14 +138,12 @@ describe('isolation: no request, key or account takes the server down or starves
       await underAttack(
         'searches with op=ne',
         async () => {
-          const statuses = await hammer(4, 6000, () =>
-            drain(agent, `/${records}?q=price&op=ne&value=5`, { 'X-SILO-KEY': alice.access }),
-          );
+          const statuses = await hammer(4, 6000, () => attack.search(agent));
           // Served, or told to come back: never an error.
           expect([...statuses.keys()].every((s) => s === 200 || s === 503)).toBe(true);
           expect(statuses.get(200)).toBeGreaterThan(0);
         },
-        { 'X-SILO-KEY': bob.access },
+        { 'X-SILO-KEY': data.bob.access },
       );
     } finally {
       agent.destroy();
@@ -242,7 +152,7 @@ describe('isolation: no request, key or account takes the server down or starves
 
   it('item 9: a 3.6 MB JSON Patch of a 9.9 MB silo on an idle server is applied, not a 503', async () => {
     const value = Array.from({ length: 60 }, (_, i) => ({ id: i, name: i === 0 ? 'first' : `blob ${i}`, blob: 'b'.repeat(60_000) }));
-    const reply = await patch(records, JSON.stringify([{ op: 'replace', path: '/file_data', value }]));
+    const reply = await attack.patch(data.records, JSON.stringify([{ op: 'replace', path: '/file_data', value }]));
     expect(reply.status, reply.text.slice(0, 300)).toBe(200);
     expect(reply.json.version).toBe(3);
   }, 60_000);
@@ -250,7 +160,7 @@ describe('isolation: no request, key or account takes the server down or starves
   it('logged no error and is still whole', async () => {
     await sleep(100);
     expect(server!.alive()).toBe(true);
-    const read = await call(server!.port, `/${records}?idx=0`, { headers: { 'X-SILO-KEY': alice.access } });
+    const read = await call(server!.port, `/${data.records}?idx=0`, { headers: { 'X-SILO-KEY': data.alice.access } });
     expect(read.json).toMatchObject({ id: 0, name: 'first', blob: 'b'.repeat(60_000) });
     expect(server!.outputAfterStart()).not.toMatch(/"level":"error"|"level":50/);
   });

@@ -26,9 +26,9 @@ export interface SiloServer extends Spawned {
   banner?: { manage: string; access: string; adminPassword: string };
 }
 
-/** Starts `silo serve` with `env` (SILO_STORE_URL, SILO_DATA_DIR, ...) and waits until it listens. */
-export async function startSiloServer(env: Record<string, string>, timeoutMs = 15_000): Promise<SiloServer> {
-  const proc = spawnTracked(process.execPath, [SILO_BIN, 'serve'], {
+/** Starts `silo serve` with `env` (SILO_STORE_URL, SILO_DATA_DIR, ...) and `nodeArgs`, and waits until it listens. */
+export async function startSiloServer(env: Record<string, string>, timeoutMs = 15_000, nodeArgs: string[] = []): Promise<SiloServer> {
+  const proc = spawnTracked(process.execPath, [...nodeArgs, SILO_BIN, 'serve'], {
     env: childEnv({ PORT: '0', SILO_LISTEN_ADDRESS: '127.0.0.1', ...env }),
   });
   try {

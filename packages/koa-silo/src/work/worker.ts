@@ -2,6 +2,8 @@
  * A worker thread of the pool (pool.ts): runs one task at a time and answers with its result or
  * its failure. Query answers' bytes are moved, not copied, to the main thread.
  */
+import { readlinkSync } from 'node:fs';
+import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { toFailure } from './failure.js';
 import { TaskRunner, type Task } from './tasks.js';
@@ -18,6 +20,25 @@ export interface TaskMessage {
 
 export type ReplyMessage = { id: number; result: unknown } | { id: number; failure: ReturnType<typeof toFailure> };
 
+/**
+ * Bulk work yields the processor to the event loop: this thread's nice value is raised (Linux
+ * schedules threads by their own nice values; /proc/thread-self names this thread's id). On a
+ * busy 2-core machine a worker at full speed otherwise takes the main thread's turns, and every
+ * small request waits for the scheduler.
+ */
+function lowerPriority(): void {
+  try {
+    const tid = Number(readlinkSync('/proc/thread-self').split('/').at(-1));
+    if (Number.isSafeInteger(tid)) setPriority(tid, WORKER_NICE);
+  } catch {
+    // Not Linux, or not allowed: the work runs at the process's priority.
+  }
+}
+
+/** Nice 10: half-way to the lowest; the event loop's thread keeps 0. */
+const WORKER_NICE = 10;
+
+lowerPriority();
 const settings = workerData as WorkerSettings;
 const runner = new TaskRunner(settings.cacheBytes, settings.taskBytes);
 const port = parentPort!;
