@@ -34,6 +34,12 @@ export interface ServerConfig {
   maxDataBytes?: number;
   /** Versions per silo kept in history by the default plan; undefined keeps koa-silo's default (20). */
   historyVersions?: number;
+  /** Keys an account of the default plan may have. */
+  maxKeys?: number;
+  /** Requests per minute per account of the default plan (0: off). */
+  accountRateLimitPerMinute?: number;
+  /** Worker threads for large data. */
+  workers?: number;
   /** Memory for large data (caches, bodies being read, data being parsed); undefined keeps koa-silo's default (512 MiB). */
   memoryBudgetBytes?: number;
   /** Event streams one client may hold open; undefined keeps koa-silo's default (20). */
@@ -111,6 +117,9 @@ export const SETTINGS: Setting[] = [
   { env: 'SILO_CORS_ORIGINS', flag: 'cors-origins', kind: 'string', default: 'none', help: 'browser origins allowed to use keys (private reads, management): comma-separated, or * for all' },
   { env: 'SILO_RATE_LIMIT_PER_MINUTE', flag: 'rate-limit-per-minute', kind: 'string', default: "600, koa-silo's default plan", help: 'requests per minute per client of the default plan; 0 = off' },
   { env: 'SILO_MAX_DATA_BYTES', flag: 'max-data-bytes', kind: 'string', default: '10MB', help: 'size limit of file_data for the default plan (bytes, or 500KB, 10MB, 1GB)' },
+  { env: 'SILO_MAX_KEYS', flag: 'max-keys', kind: 'string', default: '20', help: 'keys (manage and access) an account of the default plan may have' },
+  { env: 'SILO_ACCOUNT_RATE_LIMIT_PER_MINUTE', flag: 'account-rate-limit-per-minute', kind: 'string', default: '4 × SILO_RATE_LIMIT_PER_MINUTE', help: 'requests per minute per account, whatever keys they use, beside each key\'s limit; 0 = off' },
+  { env: 'SILO_WORKERS', flag: 'workers', kind: 'string', default: 'cores - 1, 1 to 4', help: 'worker threads that parse, query, patch and validate large data off the event loop' },
   { env: 'SILO_HISTORY_VERSIONS', flag: 'history-versions', kind: 'string', default: '20', help: 'versions each silo keeps in history, the current one included (1 to 1000)' },
   { env: 'SILO_MAX_STREAMS_PER_CLIENT', flag: 'max-streams-per-client', kind: 'string', default: '20', help: 'event streams (server-sent events) one client may hold open; more are refused with 429' },
   { env: 'SILO_MEMORY_BUDGET', flag: 'memory-budget', kind: 'string', default: '512MiB', help: 'memory for large data (caches, bodies being read, data being parsed); past it, large requests wait 2 s, then 503' },
@@ -258,7 +267,10 @@ export function loadStorageConfig(env: Env = process.env, flags: Flags = {}, cwd
  * The settings that shape the default plan (see plans.ts), validated: the server's, and what an
  * import checks the silos it loads against.
  */
-export function loadPlanConfig(env: Env = process.env, flags: Flags = {}): Pick<ServerConfig, 'rateLimitPerMinute' | 'maxDataBytes' | 'historyVersions'> {
+export function loadPlanConfig(
+  env: Env = process.env,
+  flags: Flags = {},
+): Pick<ServerConfig, 'rateLimitPerMinute' | 'maxDataBytes' | 'historyVersions' | 'maxKeys' | 'accountRateLimitPerMinute'> {
   const read = new Reader(env, flags);
   const rateRaw = read.string('SILO_RATE_LIMIT_PER_MINUTE');
   const rateLimitPerMinute = rateRaw ? integer(rateRaw, 0, 1_000_000_000, 'a whole number of requests per minute (0 = off)') : undefined;
@@ -266,7 +278,13 @@ export function loadPlanConfig(env: Env = process.env, flags: Flags = {}): Pick<
   const maxDataBytes = sizeRaw ? parseBytes(sizeRaw) : undefined;
   const historyRaw = read.string('SILO_HISTORY_VERSIONS');
   const historyVersions = historyRaw ? integer(historyRaw, 1, 1000, 'a whole number of versions from 1 to 1000') : undefined;
+  const keysRaw = read.string('SILO_MAX_KEYS');
+  const maxKeys = keysRaw ? integer(keysRaw, 1, 1_000_000, 'a whole number of keys, at least 1') : undefined;
+  const accountRaw = read.string('SILO_ACCOUNT_RATE_LIMIT_PER_MINUTE');
+  const accountRateLimitPerMinute = accountRaw ? integer(accountRaw, 0, 1_000_000_000, 'a whole number of requests per minute (0 = off)') : undefined;
   return {
+    ...(maxKeys !== undefined ? { maxKeys } : {}),
+    ...(accountRateLimitPerMinute !== undefined ? { accountRateLimitPerMinute } : {}),
     ...(rateLimitPerMinute !== undefined ? { rateLimitPerMinute } : {}),
     ...(maxDataBytes !== undefined ? { maxDataBytes } : {}),
     ...(historyVersions !== undefined ? { historyVersions } : {}),
@@ -313,7 +331,9 @@ export function loadConfig(env: Env = process.env, flags: Flags = {}, cwd = proc
   const corsRaw = read.string('SILO_CORS_ORIGINS');
   const corsOrigins = corsRaw ? parseCorsOrigins(corsRaw) : undefined;
 
-  const { rateLimitPerMinute, maxDataBytes, historyVersions } = loadPlanConfig(env, flags);
+  const { rateLimitPerMinute, maxDataBytes, historyVersions, maxKeys, accountRateLimitPerMinute } = loadPlanConfig(env, flags);
+  const workersRaw = read.string('SILO_WORKERS');
+  const workers = workersRaw ? integer(workersRaw, 1, 64, 'a whole number of worker threads from 1 to 64') : undefined;
 
   const streamsRaw = read.string('SILO_MAX_STREAMS_PER_CLIENT');
   const maxStreamsPerClient = streamsRaw ? integer(streamsRaw, 1, 1_000_000, 'a whole number of streams, at least 1') : undefined;
@@ -363,6 +383,9 @@ export function loadConfig(env: Env = process.env, flags: Flags = {}, cwd = proc
     ...(rateLimitPerMinute !== undefined ? { rateLimitPerMinute } : {}),
     ...(maxDataBytes !== undefined ? { maxDataBytes } : {}),
     ...(historyVersions !== undefined ? { historyVersions } : {}),
+    ...(maxKeys !== undefined ? { maxKeys } : {}),
+    ...(accountRateLimitPerMinute !== undefined ? { accountRateLimitPerMinute } : {}),
+    ...(workers !== undefined ? { workers } : {}),
     ...(memoryBudgetBytes !== undefined ? { memoryBudgetBytes } : {}),
     ...(maxStreamsPerClient !== undefined ? { maxStreamsPerClient } : {}),
     publicQueries: read.boolean('SILO_PUBLIC_QUERIES'),

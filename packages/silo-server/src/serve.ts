@@ -81,6 +81,7 @@ export function siloOptions(config: ServerConfig, stores: Stores, logger: Logger
     ...(config.corsOrigins ? { corsOrigins: config.corsOrigins } : {}),
     trustProxy: config.trustProxy,
     ...(config.memoryBudgetBytes !== undefined ? { memoryBudgetBytes: config.memoryBudgetBytes } : {}),
+    ...(config.workers !== undefined ? { work: { workers: config.workers } } : {}),
     collectGarbage,
     notFound: 'json',
     logger: {
