@@ -72,6 +72,9 @@ class Lane {
   /** The silo versions this lane's worker was given to parse (it may have evicted some since). */
   readonly holding = new Map<string, string>();
   private closed = false;
+  /** Recent time a task takes on this lane, in ms (a moving average). */
+  private pace = 0;
+  private startedAt = 0;
 
   constructor(private readonly options: PoolOptions) {}
 
@@ -82,6 +85,9 @@ class Lane {
   submit(job: Job): void {
     if (this.closed) return job.reject(new WorkFailedError('The server is shutting down'));
     if (this.queue.sizeOf(job.account) >= this.options.maxQueuedPerAccount) return job.reject(new WorkBusyError(1));
+    // A task that would wait past waitMs behind the line (at the recent pace) is refused now, not
+    // after waiting: the line stays short, so whoever retries gets a fair chance at it.
+    if (this.load * this.pace > this.options.waitMs) return job.reject(new WorkBusyError(Math.max(1, Math.ceil((this.load * this.pace) / 1000))));
     job.timer = setTimeout(() => {
       if (this.queue.remove(job.account, job)) job.reject(new WorkBusyError(Math.max(1, Math.ceil(this.options.waitMs / 1000))));
     }, this.options.waitMs);
@@ -108,6 +114,7 @@ class Lane {
     if (!job) return;
     clearTimeout(job.timer);
     this.running = job;
+    this.startedAt = performance.now();
     const worker = this.ensureWorker();
     job.timer = setTimeout(() => {
       this.lose(new WorkFailedError(`The request's work took longer than ${this.options.deadlineMs} ms and was stopped`));
@@ -131,6 +138,7 @@ class Lane {
     if (worker !== this.worker || !job || job.id !== reply.id) return;
     clearTimeout(job.timer);
     this.running = undefined;
+    this.pace = 0.8 * this.pace + 0.2 * (performance.now() - this.startedAt);
     if ('failure' in reply) job.reject(fromFailure(reply.failure));
     else job.resolve(reply.result);
     this.pump();
