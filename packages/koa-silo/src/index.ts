@@ -80,6 +80,7 @@ export function createSilo(options: SiloOptions = {}): Silo {
   const { accounts, silos } = createServices(storage, {
     plans: resolved.plans,
     applyPatch: work.patch,
+    charge: (bytes) => admission.texts.take(bytes),
     onCommit: (event) => bus.publish(event),
     outboxFor: (event) => webhooks.outboxFor(event),
   });

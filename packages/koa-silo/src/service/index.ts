@@ -9,7 +9,7 @@ import type { SiloStorage } from '../storage/types.js';
 import { createAccountService } from './account-service.js';
 import type { Clock } from './clock.js';
 import type { Plans } from './plans.js';
-import { createSiloService, type PatchApplier, type SiloServiceOptions } from './silo-service.js';
+import { createSiloService, type SiloServiceOptions } from './silo-service.js';
 import type { AccountService, SiloService } from './types.js';
 
 export interface Services {
@@ -20,7 +20,7 @@ export interface Services {
 /** Both services over one storage, with the same plans and clock. */
 export function createServices(
   storage: SiloStorage,
-  options: { plans?: Plans; now?: Clock; applyPatch?: PatchApplier } & Pick<SiloServiceOptions, 'onCommit' | 'outboxFor'> = {},
+  options: { plans?: Plans; now?: Clock } & Pick<SiloServiceOptions, 'applyPatch' | 'charge'> & Pick<SiloServiceOptions, 'onCommit' | 'outboxFor'> = {},
 ): Services {
   const accounts = createAccountService(storage, options);
   // One cache of plan names for both (authentication and the silo service's limits).

@@ -55,6 +55,11 @@ export interface SiloServiceOptions {
   now?: Clock;
   /** Default: apply inline. */
   applyPatch?: PatchApplier;
+  /**
+   * Charges `bytes` of data a write holds (a restored version's text) to the memory budget while
+   * it is held; may wait, or refuse with a 503. Default: nothing charged.
+   */
+  charge?: (bytes: number) => Promise<{ release(): void }>;
   /** Where the account's plan name comes from; default: storage, cached (see plan-names.ts). */
   planOf?: PlanNameOf;
   /** Told of every committed write, after its commit (the change feed's source). Must not throw. */
@@ -152,6 +157,7 @@ export function createSiloService(storage: SiloStorage, options: SiloServiceOpti
   const applyPatch: PatchApplier =
     options.applyPatch ?? ((_account, _uuid, _etag, record, text, patch, maxDataBytes) => applySiloPatch(record, text, patch, maxDataBytes));
   const onCommit = options.onCommit ?? (() => undefined);
+  const charge = options.charge ?? (async () => ({ release: () => undefined }));
   const outboxFor = options.outboxFor ?? (async () => []);
 
   /** The canonical uuid, or the same 404 as a missing silo. */
@@ -370,13 +376,21 @@ export function createSiloService(storage: SiloStorage, options: SiloServiceOpti
 
     openVersion,
 
-    restore(account: string, uuid: string, version: number, ifMatch?: IfMatch): Promise<SiloDataRecord> {
-      return write(account, uuid, ifMatch, async (current) => {
-        const entry = await historyEntry(current, version);
-        const text = entry && (await storage.getVersionData(current, entry));
-        if (!entry || text === undefined) throw new NotFoundError(`Version ${version} is not in this silo's history`);
-        return { next: { ...nextOf(current, {}), data: { text, size: entry.size } } };
-      });
+    async restore(account: string, uuid: string, version: number, ifMatch?: IfMatch): Promise<SiloDataRecord> {
+      const reservations: { release(): void }[] = [];
+      try {
+        return await write(account, uuid, ifMatch, async (current) => {
+          const entry = await historyEntry(current, version);
+          if (!entry) throw new NotFoundError(`Version ${version} is not in this silo's history`);
+          // The version's text, as bytes and text, until the write is answered.
+          reservations.push(await charge(2 * entry.size));
+          const text = await storage.getVersionData(current, entry);
+          if (text === undefined) throw new NotFoundError(`Version ${version} is not in this silo's history`);
+          return { next: { ...nextOf(current, {}), data: { text, size: entry.size } } };
+        });
+      } finally {
+        for (const reservation of reservations) reservation.release();
+      }
     },
 
     async readData(region: Region, uuid: string, account: string | undefined): Promise<SiloDataRecord> {
