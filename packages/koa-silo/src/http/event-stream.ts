@@ -3,24 +3,74 @@
  * every keep-alive period so that proxies keep an idle stream open, and an end.
  *
  * Koa's response is bypassed (`ctx.respond = false`): the response stays open after the handler
- * returns. A subscriber that reads too slowly is not buffered for: past MAX_BUFFERED bytes queued
- * in its socket the stream ends, and the client (an EventSource reconnects by itself, sending
- * Last-Event-ID) catches up from history.
+ * returns. Two ways to write an event:
+ *
+ * - `send` (metadata, a few hundred bytes): written at once. A subscriber that reads too slowly is
+ *   not buffered for: past MAX_BUFFERED bytes queued in its socket the stream ends, and the client
+ *   (an EventSource reconnects by itself, sending Last-Event-ID) catches up from history.
+ * - `sendPaced` (events with data, up to the plan's 10 MB and more): written in CHUNK_BYTES slices,
+ *   each once the socket has taken the one before and in its turn (event-turns.ts), so that a
+ *   large event is never dropped for its own size, never sits in memory once per stream, and never
+ *   holds up other requests. Only a client that takes nothing of a slice for STALL_MS is ended (it
+ *   is not reading).
  */
 import type { Context } from 'koa';
+import { feedTurns } from './event-turns.js';
 
 /** An event's lines up to its data. */
 const head = (event: string, id: number | undefined) => `event: ${event}\n${id === undefined ? '' : `id: ${id}\n`}data: `;
 
-/** Bytes a stream may have waiting in its socket before it is dropped. */
+/** Bytes a stream may have waiting in its socket before it is dropped (`send`). */
 const MAX_BUFFERED = 256 * 1024;
+/**
+ * Slice of an event's data written at a time (`sendPaced`): at most this much (plus the socket's
+ * own high-water mark) waits in a stream's socket, and other work runs between two slices.
+ */
+export const CHUNK_BYTES = 64 * 1024;
+/**
+ * How long a client may take none of a slice (read nothing, about 64 KiB behind) before its
+ * stream is dropped: a client reading slower than ~13 KB/s. It reconnects and catches up.
+ */
+export const STALL_MS = 5000;
+
+/**
+ * An event's parts as slices of CHUNK_BYTES at most: small parts joined (copied, 64 KiB at most),
+ * large ones cut (shared data is never copied whole). A small event is one slice: one write.
+ */
+function* slices(parts: (string | Buffer)[]): Generator<Buffer> {
+  let pending: Buffer[] = [];
+  let size = 0;
+  for (const part of parts) {
+    let rest = typeof part === 'string' ? Buffer.from(part, 'utf8') : part;
+    while (rest.length > 0) {
+      const piece = rest.subarray(0, CHUNK_BYTES - size);
+      pending.push(piece);
+      size += piece.length;
+      rest = rest.subarray(piece.length);
+      if (size < CHUNK_BYTES) continue;
+      yield pending.length === 1 ? pending[0]! : Buffer.concat(pending);
+      pending = [];
+      size = 0;
+    }
+  }
+  if (size > 0) yield pending.length === 1 ? pending[0]! : Buffer.concat(pending);
+}
 
 export class EventStream {
   readonly #ctx: Context;
   readonly #keepAlive: NodeJS.Timeout;
   readonly #onClose: (() => void)[] = [];
-  /** Frames waiting for the next flush (see FrameFlusher). */
+  readonly #ended = new AbortController();
+  /** Frames waiting for the next flush (see FrameFlusher), or for the paced event being written. */
   #held: Buffer[] = [];
+  /** An event is being written in slices: nothing else may go between them. */
+  #pacing = false;
+  /** Resolves the wait for 'drain' of the slice being written. */
+  #waiting: ((ok: boolean) => void) | undefined;
+  /** When that wait began; undefined when nothing waits. */
+  #waitingSince: number | undefined;
+  /** The 'drain' listener and the stall check are installed (at the first wait). */
+  #watching = false;
   #closed = false;
 
   constructor(ctx: Context, keepAliveMs: number) {
@@ -35,7 +85,10 @@ export class EventStream {
       'x-accel-buffering': 'no',
     });
     res.flushHeaders();
-    this.#keepAlive = setInterval(() => this.#write(': keep-alive\n\n'), keepAliveMs);
+    // While an event is written in slices, bytes flow anyway (and a comment would split its data line).
+    this.#keepAlive = setInterval(() => {
+      if (!this.#pacing) this.#write(': keep-alive\n\n');
+    }, keepAliveMs);
     this.#keepAlive.unref();
     const gone = () => this.close();
     ctx.req.socket.once('close', gone);
@@ -45,6 +98,11 @@ export class EventStream {
 
   get closed(): boolean {
     return this.#closed;
+  }
+
+  /** Aborted when the stream ends: work done for it (loads, waits) stops there. */
+  get signal(): AbortSignal {
+    return this.#ended.signal;
   }
 
   /** An event as bytes, to send as it is to many streams (hold, FrameFlusher). */
@@ -57,24 +115,43 @@ export class EventStream {
     if (!this.#closed) this.#held.push(frame);
   }
 
-  /** Writes the held frames, together (one system call rather than one per frame). */
+  /** Writes the held frames, together (one write and one system call rather than one per frame). */
   flushHeld(): boolean {
-    if (this.#held.length === 0) return !this.#closed;
+    if (this.#held.length === 0 || this.#pacing) return !this.#closed;
     const held = this.#held;
     this.#held = [];
-    const { res } = this.#ctx;
-    res.cork();
-    const ok = held.every((frame) => this.#write(frame));
-    if (!this.#closed) res.uncork();
-    return ok;
+    return this.#write(held.length === 1 ? held[0]! : Buffer.concat(held));
   }
 
-  /** One event; `data` is one line of JSON (in parts: shared buffers are written, not copied). False when the stream has ended. */
-  send(event: string, data: string | (string | Buffer)[], id?: number): boolean {
-    // After what is held: events go out in order.
+  /** One event; `data` is one line of JSON. False when the stream has ended. */
+  send(event: string, data: string, id?: number): boolean {
+    // In order: after a paced event still being written, and after what is held.
+    if (this.#pacing) {
+      this.hold(EventStream.frame(event, data, id));
+      return !this.#closed;
+    }
     this.flushHeld();
-    if (typeof data === 'string') return this.#write(`${head(event, id)}${data}\n\n`);
-    return this.#write(head(event, id)) && data.every((part) => this.#write(part)) && this.#write('\n\n');
+    return this.#write(`${head(event, id)}${data}\n\n`);
+  }
+
+  /**
+   * One event whose data may be large, written at the client's pace: `data` is one line of JSON in
+   * parts (shared buffers are written in slices, never copied). Resolves false when the stream has
+   * ended (closed meanwhile, or dropped for stalling).
+   */
+  async sendPaced(event: string, data: (string | Buffer)[], id?: number): Promise<boolean> {
+    if (this.#closed) return false;
+    this.flushHeld();
+    this.#pacing = true;
+    try {
+      for (const slice of slices([head(event, id), ...data, '\n\n'])) {
+        if (!(await this.#writePaced(slice))) return false;
+      }
+      return true;
+    } finally {
+      this.#pacing = false;
+      this.flushHeld();
+    }
   }
 
   onClose(fn: () => void): void {
@@ -88,12 +165,15 @@ export class EventStream {
     this.#closed = true;
     clearInterval(this.#keepAlive);
     const { res } = this.#ctx;
-    if (drop) res.destroy();
+    // Halfway through a paced event, what is queued is part of an event the client cannot use.
+    if (drop || this.#pacing) res.destroy();
     else if (!res.writableEnded) {
       for (const frame of this.#held) res.write(frame);
       res.end();
     }
     this.#held = [];
+    this.#ended.abort();
+    this.#wake(false);
     for (const fn of this.#onClose.splice(0)) fn();
   }
 
@@ -108,6 +188,50 @@ export class EventStream {
     }
     res.write(text);
     return true;
+  }
+
+  /**
+   * Writes one slice, waits for the socket to take it when it has not at once, then for its turn
+   * (event-turns.ts) either way: a socket that takes every slice at once (a fast reader on
+   * loopback) reports 'drain' in the same turn, and would otherwise have all 10 MB written before
+   * any other request is read.
+   */
+  async #writePaced(slice: Buffer): Promise<boolean> {
+    if (this.#closed) return false;
+    if (!this.#ctx.res.write(slice) && !(await this.#drained())) return false;
+    await feedTurns.next(slice.length);
+    return !this.#closed;
+  }
+
+  /** True once the socket has taken what waits; false when the stream ends first (or stalls STALL_MS: dropped). */
+  #drained(): Promise<boolean> {
+    if (!this.#watching) {
+      this.#watching = true;
+      // Installed once: one listener and one timer per stream rather than one per slice.
+      this.#ctx.res.on('drain', () => this.#wake(true));
+      this.#watchStall();
+    }
+    this.#waitingSince = Date.now();
+    return new Promise((resolve) => (this.#waiting = resolve));
+  }
+
+  #wake(ok: boolean): void {
+    const waiting = this.#waiting;
+    this.#waiting = undefined;
+    this.#waitingSince = undefined;
+    waiting?.(ok && !this.#closed);
+  }
+
+  /** Drops the stream once a wait for 'drain' has lasted STALL_MS (checked at most every STALL_MS). */
+  #watchStall(): void {
+    const check = () => {
+      if (this.#closed) return;
+      const waited = this.#waitingSince === undefined ? 0 : Date.now() - this.#waitingSince;
+      // Not reading: its connection goes, and the client catches up from history when it is back.
+      if (waited >= STALL_MS) return this.close(true);
+      setTimeout(check, STALL_MS - waited).unref();
+    };
+    setTimeout(check, STALL_MS).unref();
   }
 }
 

@@ -6,10 +6,19 @@
  * - `GET /api/v1/manage/events` (manage key): `create`, `update`, `delete` of the account's silos.
  *
  * Events come from the bus (events/), so a write through any instance reaches every stream. Each
- * stream handles its events one at a time, in order; a version it has not seen (an event lost on
- * the way, or a replay racing a write) is read from history, so a client never silently misses one.
- * Access is checked again before each event and every second: a revoked key, a silo gone private
- * (on the public address), deleted or moved ends the stream.
+ * stream handles its events one at a time, in order (event-queue.ts); a version it has not seen (an
+ * event lost on the way, or a replay racing a write) is read from history, so a client never
+ * silently misses one. Access is checked again before each event and every second: a revoked key,
+ * a silo gone private (on the public address), deleted or moved ends the stream. A stream that
+ * ends stops its work at once: nothing more is read for it.
+ *
+ * `?data=1` adds `file_data`. On the public address only the data of the silo's current version is
+ * ever sent: a replay sends the metadata of past versions (an owner who overwrote a leaked secret
+ * must not see it served to anyone from history), and a live event whose version is no longer the
+ * newest heard of goes without data too (the newer one follows with its own). Keyed streams replay
+ * data from history. Data texts are shared and charged to the memory budget (event-texts.ts) and
+ * written at the client's pace (event-stream.ts); when the budget stays full past its wait, the
+ * stream ends and its client reconnects with Last-Event-ID.
  */
 import type { Context } from 'koa';
 import { BadRequestError, NotFoundError } from '../errors.js';
@@ -18,8 +27,12 @@ import type { Region, SiloMeta, SiloService, VersionInfo } from '../service/type
 import { reaches, type Auth, type Caller } from './auth.js';
 import { clientAddress } from './client.js';
 import { allowAnyOrigin } from './cors.js';
+import type { Admission } from './admission.js';
 import { TooManyStreamsError } from './errors.js';
+import { SerialQueue } from './event-queue.js';
 import { EventStream, FrameFlusher } from './event-stream.js';
+import { SharedTexts, type TextSource } from './event-texts.js';
+import { feedTurns } from './event-turns.js';
 import type { RegionOf } from './region.js';
 
 export interface EventsDeps {
@@ -30,14 +43,16 @@ export interface EventsDeps {
   trustProxy: boolean;
   keepAliveMs: number;
   maxStreamsPerClient: number;
+  /** The memory budget: data texts streams hold are charged to its `texts` gate. */
+  admission: Admission;
 }
 
-/** Events a stream may have waiting (its client or storage is slow) before it is ended. */
-const MAX_PENDING = 100;
 /** How often a keyed stream checks that its key is still valid. */
 const KEY_CHECK_MS = 1000;
 /** History page size when catching up. */
 const PAGE = 100;
+/** A replay's share of a turn (event-turns.ts): a history listing and a few writes, about a slice's worth. */
+const REPLAY_COST = 64 * 1024;
 
 /** The event's `data`: the metadata fields and the version. */
 type EventData = SiloMeta & { version: number; file_data?: unknown };
@@ -74,29 +89,6 @@ class StreamBudget {
 
   endAll(): void {
     for (const stream of [...this.#all]) stream.close();
-  }
-}
-
-/** A stream's events handled one at a time, in order; too many waiting ends the stream. */
-class SerialQueue {
-  #tail: Promise<void> = Promise.resolve();
-  #pending = 0;
-
-  constructor(private readonly stream: EventStream) {}
-
-  /** Nothing waits: an event may be sent at once, in order. */
-  get idle(): boolean {
-    return this.#pending === 0;
-  }
-
-  add(work: () => Promise<void>): void {
-    if (this.stream.closed) return;
-    if (this.#pending >= MAX_PENDING) return this.stream.close();
-    this.#pending++;
-    this.#tail = this.#tail
-      .then(() => (this.stream.closed ? undefined : work()))
-      .catch(() => this.stream.close())
-      .finally(() => this.#pending--);
   }
 }
 
@@ -166,13 +158,46 @@ class Fanout {
  * The `data` of an update: one line of JSON, the data's text (shared by every stream that sends
  * it, never copied per stream) spliced in as `file_data`.
  */
-function eventData(meta: EventData, data?: Buffer): (string | Buffer)[] {
+function eventData(meta: EventData, data: Buffer): (string | Buffer)[] {
   const json = JSON.stringify(meta);
-  return data === undefined ? [json] : [`${json.slice(0, -1)},"file_data":`, data, '}'];
+  return [`${json.slice(0, -1)},"file_data":`, data, '}'];
 }
 
-/** Data texts of recent versions, read once for every stream that sends them (?data=1). */
-const SHARED_TEXTS = 16;
+/**
+ * One version's entry in history (its size is charged to the memory budget before its text is
+ * read), found on its page counted from the newest; a write in between moves it: tried again.
+ */
+async function versionInfo(silos: SiloService, account: string, uuid: string, version: number): Promise<VersionInfo> {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const [newest] = (await silos.versions(account, uuid, 1, 1)).versions;
+    if (newest === undefined || newest.version < version) break;
+    if (newest.version === version) return newest;
+    const [info] = (await silos.versions(account, uuid, newest.version - version + 1, 1)).versions;
+    if (info?.version === version) return info;
+  }
+  throw new NotFoundError(`Version ${version} is not in this silo's history`);
+}
+
+/** `promise`, or undefined as soon as `stream` ends (what it waited for is no longer wanted). */
+function unlessClosed<T>(stream: EventStream, promise: Promise<T>): Promise<T | undefined> {
+  const { signal } = stream;
+  if (signal.aborted) return Promise.resolve(undefined);
+  return new Promise<T | undefined>((resolve, reject) => {
+    const ended = () => resolve(undefined);
+    signal.addEventListener('abort', ended, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', ended);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', ended);
+        reject(error);
+      },
+    );
+  });
+}
+
 /** Encoded update events of recent versions, made once for every stream that sends them. */
 const SHARED_FRAMES = 64;
 
@@ -193,19 +218,12 @@ export function eventHandlers(deps: EventsDeps) {
     }
     return frame;
   };
-  const texts = new Map<string, Promise<Buffer>>();
-  /** A version's data as one line of bytes (its line breaks can only be JSON whitespace). */
-  const sharedText = (account: string, uuid: string, version: number): Promise<Buffer> => {
-    const key = `${uuid}:${version}`;
-    let text = texts.get(key);
-    if (!text) {
-      text = silos.version(account, uuid, version).then(({ text: t }) => Buffer.from(t.replace(/[\r\n]+/g, ' '), 'utf8'));
-      text.catch(() => texts.delete(key));
-      if (texts.size >= SHARED_TEXTS) texts.delete(texts.keys().next().value!);
-      texts.set(key, text);
-    }
-    return text;
-  };
+  const texts = new SharedTexts(deps.admission.texts);
+  /** Where the text of a version comes from; `size` from history when the caller does not know it. */
+  const sourceOf = (account: string, uuid: string, version: number, size: number | undefined): TextSource => ({
+    size: async () => size ?? (await versionInfo(silos, account, uuid, version)).size,
+    read: async () => (await silos.version(account, uuid, version)).text,
+  });
 
   const clientOf = (ctx: Context, caller: Caller | undefined) =>
     caller ? `key:${caller.keyType}:${caller.account}:${caller.keyName}` : `ip:${clientAddress(ctx, deps.trustProxy)}`;
@@ -229,21 +247,48 @@ export function eventHandlers(deps: EventsDeps) {
     const { stream, keyFresh } = open(ctx, caller);
     /** The newest version the client has (or was told to skip). */
     let last = since ?? record.version;
+    /** The newest version this stream has heard of (opening, history, the bus): the current one. */
+    let newest = record.version;
 
-    const dataOf = async (version: number) => (withData ? sharedText(account, uuid, version) : undefined);
     const visible = (v: Pick<VersionInfo, 'is_public' | 'region_name'>) => v.region_name === region && (caller !== undefined || v.is_public);
+    /** On the public address only the current version's data goes out: an older one was overwritten. */
+    const mayCarryData = (version: number) => withData && (caller !== undefined || version >= newest);
+
+    /**
+     * An update with `meta`, and its version's data when this stream may send it (`size`: its
+     * bytes, when known). Without data it is held, to go out with the others of a replay in one
+     * write (flushHeld).
+     */
+    const sendUpdate = async (meta: EventData, size?: number): Promise<void> => {
+      const plain = () => stream.hold(EventStream.frame('update', JSON.stringify(meta), meta.version));
+      if (!mayCarryData(meta.version)) return plain();
+      const held = texts.hold(`${uuid}:${meta.version}`, sourceOf(account, uuid, meta.version, size));
+      try {
+        const bytes = await unlessClosed(stream, held.bytes);
+        if (bytes === undefined) return;
+        // A newer version heard of while this one loaded: it follows with its own data.
+        if (!mayCarryData(meta.version)) plain();
+        else await stream.sendPaced('update', eventData(meta, bytes), meta.version);
+      } finally {
+        held.release();
+      }
+    };
 
     /** Sends every version after `last` up to the current one from history, or `reset` when some are pruned. */
     const catchUp = async () => {
+      // Streams opened together replay in turns, not all in the turn that read their requests.
+      await feedTurns.next(REPLAY_COST);
       // History newest first, until it reaches the client's version or its oldest.
       const newer: VersionInfo[] = [];
       for (let page = 1; ; page++) {
         const { versions } = await silos.versions(account, uuid, page, PAGE);
+        if (stream.closed) return;
         newer.push(...versions.filter((v) => v.version > last));
         if (versions.length < PAGE || versions.at(-1)!.version <= last + 1) break;
       }
       const current = newer[0];
       if (current === undefined) return;
+      newest = Math.max(newest, current.version);
       if (newer.at(-1)!.version > last + 1) {
         // Versions the client lacks are gone from history: it starts again from the current one.
         last = current.version;
@@ -251,6 +296,8 @@ export function eventHandlers(deps: EventsDeps) {
         return;
       }
       for (const v of newer.reverse()) {
+        // Ended (closed by its client, dropped): no further version is read for it.
+        if (stream.closed) return;
         last = v.version;
         if (!visible(v)) continue;
         const meta: EventData = {
@@ -262,14 +309,16 @@ export function eventHandlers(deps: EventsDeps) {
           region_name: v.region_name,
           version: v.version,
         };
-        stream.send('update', eventData(meta, await dataOf(v.version)), v.version);
+        await sendUpdate(meta, v.size);
       }
+      stream.flushHeld();
     };
 
     const deliver = async (event: SiloEvent) => {
       const { silo } = event;
       if (silo.version <= last && event.type !== 'delete') return;
       if (caller && !keyFresh()) await caller.confirm();
+      if (stream.closed) return;
       if (event.type === 'delete') {
         stream.send('delete', JSON.stringify({ file_uuid: uuid, version: silo.version }), silo.version);
         return stream.close();
@@ -281,7 +330,8 @@ export function eventHandlers(deps: EventsDeps) {
       if (!caller && !silo.is_public) return stream.close();
       if (silo.version > last + 1) return catchUp();
       last = silo.version;
-      stream.send('update', eventData(silo, await dataOf(silo.version)), silo.version);
+      await sendUpdate(silo);
+      stream.flushHeld();
     };
 
     const queue = new SerialQueue(stream);
@@ -291,6 +341,7 @@ export function eventHandlers(deps: EventsDeps) {
     // Subscribed before the replay is queued: nothing written meanwhile falls between the two.
     stream.onClose(
       fanout.onSilo(uuid, (event) => {
+        newest = Math.max(newest, event.silo.version);
         if (!plainNext(event)) return queue.add(() => deliver(event));
         last = event.silo.version;
         flusher.add(stream, sharedFrame(event));
