@@ -91,7 +91,7 @@ const uploadBody = (name: string, bytes: number) => Buffer.from(JSON.stringify({
 
 beforeAll(async () => {
   h = await startSilo(
-    { store: new Keyv({ store }), memoryBudgetBytes: 16 * MiB, memoryWaitMs: 100, plans: { default: { maxDataBytes: 10_000_000, rateLimitPerMinute: 0 } } },
+    { store: new Keyv({ store }), memoryBudgetBytes: 16 * MiB, memoryWaitMs: 100, work: { workers: 1, waitMs: 300 }, plans: { default: { maxDataBytes: 10_000_000, rateLimitPerMinute: 0 } } },
     (app, silo) => {
       // Sees Silo start reading a body (it has taken the body's memory by then).
       app.use(async (ctx, next) => {
@@ -115,8 +115,8 @@ const nextBodyRead = () => {
 };
 
 describe('reads with parameters', () => {
-  it('of large silos wait for memory for their text, answer 503 with Retry-After, and are served once it is free; other reads go on', async () => {
-    // 1.9 MB of text held twice over for its worker: most of the 4 MiB for texts.
+  it('of large silos wait for their worker, answer 503 with Retry-After, and are served once it is free; other reads go on', async () => {
+    // The first read's turn has come: it is loading its text (held here), 1.9 MB held twice over.
     const first = await h.create(alice, { file_name: 'first', file_data: LARGE });
     const second = await h.create(alice, { file_name: 'second', file_data: SPARSE });
     const tiny = await h.create(alice, { file_name: 'tiny', file_data: [{ a: 1 }] });

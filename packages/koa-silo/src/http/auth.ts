@@ -83,8 +83,11 @@ export function createAuth(deps: {
       const plan = plans[planName] ?? plans[DEFAULT_PLAN_NAME]!;
       if (plan.rateLimitPerMinute > 0) {
         // Account names have no ':', so the three parts cannot run into each other.
-        await rateLimit.consume(ctx, `key:${principal.keyType}:${principal.account}:${principal.keyName}`, planName);
-        await rateLimit.consumeAccount(principal.account, planName);
+        // Both counters at once: a counter store that hangs costs one counter's time limit, not two.
+        await Promise.all([
+          rateLimit.consume(ctx, `key:${principal.keyType}:${principal.account}:${principal.keyName}`, planName),
+          rateLimit.consumeAccount(principal.account, planName),
+        ]);
       }
       const checkedAt = Date.now();
       const confirm = async () => {

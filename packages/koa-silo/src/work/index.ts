@@ -98,13 +98,27 @@ export function createWork(options: WorkOptions): Work {
         const done = await pool.run({ kind: 'query', uuid, etag, search }, account, lane);
         if ('bytes' in done) return { bytes: bytesOf(done.bytes), etag };
       }
-      // UTF-16 may take two bytes a character, and the worker's copy is made while this one lives.
-      const run = charged(2 * size, async () => {
-        const loaded = await load();
-        lane.holding.set(uuid, loaded.etag);
-        const task = { kind: 'query', uuid, etag: loaded.etag, search, text: loaded.text } as const;
-        return { done: await pool.run(task, account, lane), etag: loaded.etag };
-      });
+      // The text is loaded when the task's turn comes, charged (UTF-16 may take two bytes a
+      // character, and the worker's copy is made while this one lives) until the worker is done.
+      let loadedEtag = etag;
+      const run = pool
+        .runPrepared(
+          async () => {
+            const reservation = await charge(2 * size);
+            try {
+              const loaded = await load();
+              loadedEtag = loaded.etag;
+              lane.holding.set(uuid, loaded.etag);
+              return { task: { kind: 'query', uuid, etag: loaded.etag, search, text: loaded.text } as const, release: () => reservation.release() };
+            } catch (error) {
+              reservation.release();
+              throw error;
+            }
+          },
+          account,
+          lane,
+        )
+        .then((done) => ({ done, etag: loadedEtag }));
       if (!warming.has(key)) {
         warming.set(key, run);
         void run.catch(() => undefined).finally(() => warming.delete(key));

@@ -49,9 +49,15 @@ export class WorkFailedError extends SiloError {
   }
 }
 
+/**
+ * A task made when its turn comes, with what it holds (a silo's text, charged to the memory
+ * budget) given back once it has run: a task waiting in line holds nothing.
+ */
+export type Prepare<T extends Task> = () => Promise<{ task: T; release(): void }>;
+
 interface Job {
   id: number;
-  task: Task;
+  prepare: Prepare<Task>;
   account: string;
   resolve(value: unknown): void;
   reject(error: Error): void;
@@ -115,11 +121,25 @@ class Lane {
     clearTimeout(job.timer);
     this.running = job;
     this.startedAt = performance.now();
-    const worker = this.ensureWorker();
-    job.timer = setTimeout(() => {
-      this.lose(new WorkFailedError(`The request's work took longer than ${this.options.deadlineMs} ms and was stopped`));
-    }, this.options.deadlineMs);
-    worker.postMessage({ id: job.id, task: job.task } satisfies TaskMessage);
+    job.prepare().then(
+      ({ task, release }) => {
+        // Given back once the task has run (or failed): its worker has its own copy by then.
+        const settle = { resolve: job.resolve, reject: job.reject };
+        job.resolve = (value) => (release(), settle.resolve(value));
+        job.reject = (error) => (release(), settle.reject(error));
+        if (this.running !== job) return job.reject(new WorkFailedError('The server is shutting down'));
+        const worker = this.ensureWorker();
+        job.timer = setTimeout(() => {
+          this.lose(new WorkFailedError(`The request's work took longer than ${this.options.deadlineMs} ms and was stopped`));
+        }, this.options.deadlineMs);
+        worker.postMessage({ id: job.id, task } satisfies TaskMessage);
+      },
+      (error: unknown) => {
+        if (this.running === job) this.running = undefined;
+        job.reject(error instanceof Error ? error : new Error(String(error)));
+        this.pump();
+      },
+    );
   }
 
   private ensureWorker(): Worker {
@@ -208,10 +228,15 @@ export class WorkerPool {
     return this.lanes.reduce((best, lane) => (lane.load < best.load ? lane : best));
   }
 
-  /** Runs `task` on `lane` (default: by `affinity`, else the least loaded) in `account`'s turn. */
+  /** Runs `task` on `lane` (default: the least loaded) in `account`'s turn. */
   run<T extends Task>(task: T, account: string, lane: Lane = this.laneOf()): Promise<TaskResult<T>> {
+    return this.runPrepared(async () => ({ task, release: () => undefined }), account, lane);
+  }
+
+  /** Runs the task `prepare` makes when its turn comes on `lane`, in `account`'s turn. */
+  runPrepared<T extends Task>(prepare: Prepare<T>, account: string, lane: Lane = this.laneOf()): Promise<TaskResult<T>> {
     return new Promise<TaskResult<T>>((resolve, reject) => {
-      lane.submit({ id: nextId++, task, account, resolve: resolve as (value: unknown) => void, reject });
+      lane.submit({ id: nextId++, prepare, account, resolve: resolve as (value: unknown) => void, reject });
     });
   }
 

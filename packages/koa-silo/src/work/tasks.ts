@@ -84,7 +84,9 @@ export class TaskRunner {
       case 'patch':
         return (await this.patch(task)) as TaskResult<T>;
       default:
-        this.fits(estimateParsedBytes(task.text));
+        // A body's parse is held only while it is checked: it may take the cache's room, and the
+        // worker's heap cap stands behind the estimate.
+        if (estimateParsedBytes(task.text) > this.taskBytes) this.parsed.clear();
         return checkBody(task.shape, task.text, task.maxDepth, task.maxOperations) as TaskResult<T>;
     }
   }
