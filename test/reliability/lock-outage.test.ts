@@ -7,7 +7,7 @@
 import KeyvRedis from '@keyv/redis';
 import { Keyv } from 'keyv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { StorageUnavailableError } from '../../packages/koa-silo/src/errors.js';
+import { StorageUnavailableError } from '../../packages/koa-silo/src/model/index.js';
 import { createStorage } from '../../packages/koa-silo/src/storage/index.js';
 import type { SiloStorage } from '../../packages/koa-silo/src/storage/types.js';
 import { haveRedisServer, startOwnRedis, type OwnRedis } from '../support/redis-server.js';

@@ -133,12 +133,14 @@ export function createSilo(options: SiloOptions = {}): Silo {
 export { jsonNotFound } from './http/errors.js';
 export { redactKeyValues } from './http/redact.js';
 export { DEFAULT_RATE_LIMIT_TABLE } from './http/rate-limit.js';
-export { DEFAULT_HOSTS, DEFAULT_PLAN, DEFAULT_PLAN_NAME, type Plan, type RateLimitStore, type SiloLogger, type SiloOptions } from './options.js';
+export { type RateLimitStore, type SiloLogger, type SiloOptions } from './options.js';
+export { DEFAULT_HOSTS, DEFAULT_PLAN, DEFAULT_PLAN_NAME, type Plan } from './model/index.js';
 export type { CorsOrigins } from './http/cors.js';
 export { buildOpenApi, OPENAPI_VERSION } from './schemas/openapi.js';
-export * from './errors.js';
-export * from './service/types.js';
-export { applyJsonPatch, applyMergePatch, checkJsonPatch, PatchConflictError, PatchTooLargeError, type ApplyOptions, type JsonPatchOperation } from './patch/index.js';
+export * from './model/index.js';
+export type { AccountService, SiloService } from './service/types.js';
+export { applyJsonPatch, applyMergePatch, checkJsonPatch, PatchConflictError, PatchTooLargeError, type ApplyOptions } from './patch/index.js';
+export type { JsonPatchOperation } from './model/index.js';
 export {
   createStorage,
   DEFAULT_SWEEP_GRACE_MS,
@@ -161,6 +163,6 @@ export {
 export { recordRules, type RecordRuleOptions, type RecordRules } from './transfer/record-rules.js';
 export { LocalBus } from './events/local-bus.js';
 export { SharedBus, type BusTransport } from './events/shared-bus.js';
-export type { EventBus, EventListener, SiloEvent, SiloEventType } from './events/types.js';
+export type { EventBus, EventListener, SiloEvent, SiloEventType } from './model/index.js';
 export { SESSION_IDLE_MS, type ConsoleService, type SignedIn } from './console/service.js';
-export type { UserInfo } from './console/types.js';
+export type { UserInfo } from './model/index.js';

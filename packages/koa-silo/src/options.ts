@@ -4,27 +4,9 @@
 import type Keyv from 'keyv';
 import { availableParallelism } from 'node:os';
 import { DEFAULT_MAX_PATCH_OPERATIONS } from './patch/check.js';
-import { REGIONS, type Region } from './service/types.js';
+import { DEFAULT_DELIVERY_TIMING, DEFAULT_HOSTS, DEFAULT_PLAN, DEFAULT_PLAN_NAME, type DeliveryTiming, type EventBus, MAX_WEBHOOKS_PER_ACCOUNT, normalizeHost, type Plan, type Region, REGIONS } from './model/index.js';
 import { normalizeOrigin, type CorsOrigins } from './http/cors.js';
-import type { EventBus } from './events/types.js';
-import { MAX_WEBHOOKS_PER_ACCOUNT } from './schemas/webhook.js';
-import { DEFAULT_DELIVERY_TIMING, type DeliveryTiming } from './webhooks/timing.js';
 
-export interface Plan {
-  /** Largest compact JSON text of `file_data`, in bytes (the request body may carry a small envelope more). */
-  maxDataBytes: number;
-  /** Requests per client per minute; `0` turns rate limiting off for the plan. */
-  rateLimitPerMinute: number;
-  /** Versions each silo keeps in history, the current one included. Default 20 (1: only the current). */
-  historyVersions?: number;
-  /** Keys (manage and access together) an account may have. Default 20. */
-  maxKeys?: number;
-  /**
-   * Requests per account per minute, whatever keys they use, beside each key's own limit (so more
-   * keys do not mean more traffic). Default four keys' worth (4 × rateLimitPerMinute); 0 turns it off.
-   */
-  accountRateLimitPerMinute?: number;
-}
 
 /**
  * A connected node-redis (v4+) client (`createClient()` of `redis` or `@keyv/redis`), for example
@@ -146,15 +128,7 @@ export interface WebhookOptions {
   timing?: Partial<DeliveryTiming>;
 }
 
-export const DEFAULT_HOSTS: Record<Region, string> = {
-  api: 'api.localhost',
-  'sg-01-api': 'sg-01-api.localhost',
-  'usc-01-api': 'usc-01-api.localhost',
-};
 
-export const DEFAULT_PLAN_NAME = 'default';
-
-export const DEFAULT_PLAN: Plan = { maxDataBytes: 10_000_000, rateLimitPerMinute: 600, historyVersions: 20, maxKeys: 20, accountRateLimitPerMinute: 2400 };
 
 export const DEFAULT_SWEEP_INTERVAL_MS = 10 * 60_000;
 
@@ -299,18 +273,4 @@ function resolveMemory(options: SiloOptions) {
 export function splitParsedCache(parsedCacheBytes: number): { main: number; workers: number } {
   const main = Math.floor(parsedCacheBytes / 8);
   return { main, workers: parsedCacheBytes - main };
-}
-
-/** `Api.Localhost.:8080` → `api.localhost`: lower case, no port, no trailing dot. */
-export function normalizeHost(host: string): string {
-  let h = host.trim().toLowerCase();
-  if (h.startsWith('[')) {
-    const end = h.indexOf(']');
-    h = end === -1 ? h : h.slice(0, end + 1);
-  } else {
-    const colon = h.indexOf(':');
-    if (colon !== -1) h = h.slice(0, colon);
-  }
-  while (h.endsWith('.')) h = h.slice(0, -1);
-  return h;
 }

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createSilo, type Silo } from '../src/index.js';
 import { createStorage } from '../src/storage/index.js';
 import { createServices } from '../src/service/index.js';
-import { NotFoundError } from '../src/errors.js';
+import { NotFoundError } from '../src/model/index.js';
 import { VersionCache } from '../src/http/version-cache.js';
 import { access, manage, startSilo, type Account, type Harness } from './support/http.js';
 

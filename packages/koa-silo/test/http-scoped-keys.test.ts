@@ -3,7 +3,7 @@
  * answers exactly as a silo of another account (404, the same body), on data and event addresses.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BadRequestError } from '../src/errors.js';
+import { BadRequestError } from '../src/model/index.js';
 import { openSse } from '../../../test/support/sse.js';
 import { HOSTS, startSilo, type Account, type Harness } from './support/http.js';
 

@@ -6,8 +6,8 @@
 import fc from 'fast-check';
 import Keyv from 'keyv';
 import { describe, expect, it } from 'vitest';
-import { NotFoundError } from '../src/errors.js';
-import { createServices, REGIONS, type Region, type SiloData, type SiloService } from '../src/service/index.js';
+import { NotFoundError, type Region, REGIONS, type SiloData } from '../src/model/index.js';
+import { createServices, type SiloService } from '../src/service/index.js';
 import { createStorage } from '../src/storage/index.js';
 
 const ACCOUNTS = ['alice', 'bob'] as const;

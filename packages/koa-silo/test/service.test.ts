@@ -4,21 +4,8 @@
  */
 import Keyv from 'keyv';
 import { beforeEach, describe, expect, it } from 'vitest';
-import {
-  BadRequestError,
-  ConflictError,
-  NotFoundError,
-  PayloadTooLargeError,
-  PreconditionFailedError,
-  UnauthorizedError,
-} from '../src/errors.js';
-import {
-  createServices,
-  MANAGE_KEY_DURATIONS,
-  REGIONS,
-  type AccountService,
-  type SiloService,
-} from '../src/service/index.js';
+import { BadRequestError, ConflictError, MANAGE_KEY_DURATIONS, NotFoundError, PayloadTooLargeError, PreconditionFailedError, REGIONS, UnauthorizedError } from '../src/model/index.js';
+import { createServices, type AccountService, type SiloService } from '../src/service/index.js';
 import { createStorage } from '../src/storage/index.js';
 
 const T0 = Date.parse('2026-03-01T12:00:00.000Z');

@@ -11,8 +11,8 @@
  */
 import Keyv, { type KeyvStoreAdapter } from 'keyv';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ConflictError, NotFoundError, PreconditionFailedError, StorageUnavailableError, UnauthorizedError } from '../src/errors.js';
-import { createServices, REGIONS, type Region, type SiloData, type SiloRecord } from '../src/service/index.js';
+import { ConflictError, NotFoundError, PreconditionFailedError, type Region, REGIONS, type SiloData, type SiloRecord, StorageUnavailableError, UnauthorizedError } from '../src/model/index.js';
+import { createServices } from '../src/service/index.js';
 
 type Services = ReturnType<typeof createServices>;
 import { createStorage, storageKeys, type SiloStorage } from '../src/storage/index.js';

@@ -8,7 +8,7 @@ import KeyvRedis from '@keyv/redis';
 import Keyv, { type KeyvStoreAdapter } from 'keyv';
 import { afterAll, describe, expect, it } from 'vitest';
 import { redisAvailable, TEST_REDIS_URL } from '../../../test/support/redis.js';
-import { StorageUnavailableError } from '../src/errors.js';
+import { StorageUnavailableError } from '../src/model/index.js';
 import { createServices } from '../src/service/index.js';
 import { createStorage } from '../src/storage/index.js';
 import { storageContract } from './storage-contract.js';

@@ -4,12 +4,10 @@
  * deletion ends it everywhere at its next request). No HTTP here.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { BadRequestError, ConflictError, NotFoundError } from '../errors.js';
+import { BadRequestError, type Clock, ConflictError, isoTime, NotFoundError, type StoredUser, systemClock, type UserInfo } from '../model/index.js';
 import { userNameProblem } from '../schemas/names.js';
-import { isoTime, systemClock, type Clock } from '../service/clock.js';
 import type { SiloStorage } from '../storage/types.js';
 import { generatePassword, hashPassword, verifyPassword } from './passwords.js';
-import type { StoredUser, UserInfo } from './types.js';
 
 /** A session unused this long has ended. */
 export const SESSION_IDLE_MS = 12 * 3_600_000;

@@ -10,7 +10,7 @@ import { DEFAULT_PREFIX } from '../storage/storage-keys.js';
 import { LocalBus } from './local-bus.js';
 import { redisTransport } from './redis-bus.js';
 import { SharedBus } from './shared-bus.js';
-import type { EventBus } from './types.js';
+import type { EventBus } from '../model/index.js';
 
 export function defaultEventBus(
   main: Keyv,

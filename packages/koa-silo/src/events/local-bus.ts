@@ -3,7 +3,7 @@
  * storage is this process's own (an in-memory Map) and the base of the shared buses, which hand
  * what they receive to one of these.
  */
-import type { EventBus, EventListener, SiloEvent } from './types.js';
+import type { EventBus, EventListener, SiloEvent } from '../model/index.js';
 
 export class LocalBus implements EventBus {
   readonly #listeners = new Set<EventListener>();

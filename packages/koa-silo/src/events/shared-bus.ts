@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { LocalBus } from './local-bus.js';
-import type { EventBus, EventListener, SiloEvent } from './types.js';
+import type { EventBus, EventListener, SiloEvent } from '../model/index.js';
 
 /** How events travel between instances. */
 export interface BusTransport {

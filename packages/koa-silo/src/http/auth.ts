@@ -9,9 +9,8 @@
  * under the default plan.
  */
 import type { Context } from 'koa';
-import { UnauthorizedError } from '../errors.js';
-import { DEFAULT_PLAN_NAME, type Plan } from '../options.js';
-import type { AccountService, KeyType, Principal } from '../service/types.js';
+import { DEFAULT_PLAN_NAME, type KeyType, type Plan, type Principal, UnauthorizedError } from '../model/index.js';
+import type { AccountService } from '../service/types.js';
 import { clientAddress } from './client.js';
 import type { RateLimit } from './rate-limit.js';
 import type { ConsoleService } from '../console/service.js';

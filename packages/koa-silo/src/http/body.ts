@@ -6,7 +6,7 @@
  * the response is over (admission.ts): a large body waits for room before it is read, or is a 503.
  */
 import type { Context } from 'koa';
-import { PayloadTooLargeError, ValidationError } from '../errors.js';
+import { PayloadTooLargeError, ValidationError } from '../model/index.js';
 import { releaseWhenDone, type Admission } from './admission.js';
 import { ClientAbortedError, UnsupportedMediaTypeError } from './errors.js';
 import { estimateParsedBytes } from './heap-estimate.js';

@@ -11,10 +11,10 @@
  *   DELETE /console/api/keys/{type}/{name}       204
  */
 import type { Context } from 'koa';
-import { BadRequestError, UnauthorizedError } from '../errors.js';
+import { BadRequestError, type KeyType, UnauthorizedError } from '../model/index.js';
 import type { SignedIn, ConsoleService } from '../console/service.js';
 import { validator } from '../schemas/validate.js';
-import type { AccountService, KeyType } from '../service/types.js';
+import type { AccountService } from '../service/types.js';
 import { readJson } from './body.js';
 import { sendEmpty, sendJson } from './respond.js';
 import { checkOrigin, clearSessionCookie, sessionHolder, sessionToken, setSessionCookie } from './session-cookie.js';

@@ -10,8 +10,8 @@
  */
 import type { Context } from 'koa';
 import { compile, hasQueryParams, parseJson, toJSON } from 'silo-query';
-import { BadRequestError, NotFoundError } from '../errors.js';
-import type { SiloHandle, SiloService } from '../service/types.js';
+import { BadRequestError, NotFoundError, type SiloHandle } from '../model/index.js';
+import type { SiloService } from '../service/types.js';
 import { loadCharged, releaseAfterUse, type Admission } from './admission.js';
 import { reaches, type Auth } from './auth.js';
 import { allowAnyOrigin } from './cors.js';

@@ -5,7 +5,7 @@
  */
 import type { Context } from 'koa';
 import { SiloQueryError } from 'silo-query';
-import { SiloError, StorageUnavailableError, type ValidationIssue } from '../errors.js';
+import { SiloError, StorageUnavailableError, type ValidationIssue } from '../model/index.js';
 import type { SiloLogger } from '../options.js';
 import { redactKeyValues } from './redact.js';
 import { sendJson, setAnswerHeaders } from './respond.js';

@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Context } from 'koa';
-import type { IfMatch } from '../service/types.js';
+import type { IfMatch } from '../model/index.js';
 import { sendEmpty } from './respond.js';
 
 /** What a read with parameters adds to its ETag: a digest of its query string (compute it once per query). */

@@ -21,9 +21,8 @@
  * stream ends and its client reconnects with Last-Event-ID.
  */
 import type { Context } from 'koa';
-import { BadRequestError, NotFoundError } from '../errors.js';
-import type { EventBus, SiloEvent } from '../events/types.js';
-import type { Region, SiloMeta, SiloService, VersionInfo } from '../service/types.js';
+import { BadRequestError, type EventBus, NotFoundError, type Region, type SiloEvent, type SiloMeta, type VersionInfo } from '../model/index.js';
+import type { SiloService } from '../service/types.js';
 import { reaches, type Auth, type Caller } from './auth.js';
 import { clientAddress } from './client.js';
 import { allowAnyOrigin } from './cors.js';

@@ -3,11 +3,11 @@
  * auth (+ rate limit) → body → validation → service, and writes the contract's status and body.
  */
 import type { Context } from 'koa';
-import { ValidationError, type ValidationIssue } from '../errors.js';
-import { BODY_ENVELOPE_BYTES, type Plan } from '../options.js';
+import { type Plan, type SiloDataRecord, type SiloFields, type SiloMeta, type SiloRecord, ValidationError, type ValidationIssue } from '../model/index.js';
+import { BODY_ENVELOPE_BYTES } from '../options.js';
 import { listQuery, uuidPath, type ListQuery, type UuidPath } from '../schemas/params.js';
 import { validator } from '../schemas/validate.js';
-import type { SiloDataRecord, SiloFields, SiloMeta, SiloRecord, SiloService } from '../service/types.js';
+import type { SiloService } from '../service/types.js';
 import type { Auth } from './auth.js';
 import { loadCharged, type Admission } from './admission.js';
 import { readText, type BodyLimit } from './body.js';

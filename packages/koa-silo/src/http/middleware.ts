@@ -14,7 +14,7 @@ import { webhookHandlers } from './webhooks.js';
 import { consoleApiHandlers } from './console-api.js';
 import type { ConsoleService } from '../console/service.js';
 import type { WebhookService } from '../webhooks/service.js';
-import type { EventBus } from '../events/types.js';
+import type { EventBus } from '../model/index.js';
 import { MethodNotAllowedError, PathNotFoundError, renderError } from './errors.js';
 import { manageHandlers } from './manage.js';
 import { versionHandlers } from './versions.js';

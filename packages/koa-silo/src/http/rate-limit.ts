@@ -5,7 +5,8 @@
  */
 import type { Context } from 'koa';
 import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRedis, RateLimiterRes, RLWrapperTimeouts, type RateLimiterAbstract } from 'rate-limiter-flexible';
-import type { Plan, RateLimitStore, SiloLogger } from '../options.js';
+import type { RateLimitStore, SiloLogger } from '../options.js';
+import type { Plan } from '../model/index.js';
 import { TooManyRequestsError } from './errors.js';
 
 const WINDOW_SECONDS = 60;

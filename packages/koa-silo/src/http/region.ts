@@ -1,7 +1,6 @@
 /** Contract §1: the region of a request is the region whose host equals its Host (port ignored); otherwise `api`. */
 import type { Context } from 'koa';
-import { normalizeHost } from '../options.js';
-import { REGIONS, type Region } from '../service/types.js';
+import { normalizeHost, type Region, REGIONS } from '../model/index.js';
 
 export type RegionOf = (ctx: Context) => Region;
 

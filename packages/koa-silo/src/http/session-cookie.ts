@@ -5,7 +5,7 @@
  */
 import type { Context } from 'koa';
 import type { ConsoleService, SignedIn } from '../console/service.js';
-import { UnauthorizedError } from '../errors.js';
+import { UnauthorizedError } from '../model/index.js';
 import { CrossSiteError } from './errors.js';
 
 export const SESSION_COOKIE = 'silo_session';

@@ -3,7 +3,7 @@
  * handler runs auth (+ rate limit) → validation → service, as the management API does.
  */
 import type { Context } from 'koa';
-import type { ValidationIssue } from '../errors.js';
+import type { ValidationIssue } from '../model/index.js';
 import { listQuery, versionPath, type ListQuery } from '../schemas/params.js';
 import { validator } from '../schemas/validate.js';
 import type { SiloService } from '../service/types.js';

@@ -13,7 +13,7 @@
  * serialises it.
  */
 import { jsonEqual, JsonNumber } from 'silo-query';
-import type { JsonPatchOperation } from './check.js';
+import type { JsonPatchOperation } from '../model/index.js';
 import { PatchConflictError, PatchTooCostlyError, PatchTooLargeError } from './errors.js';
 import { arrayIndex, hasMember, isContainerObject, parsePointer, setMember } from './json-pointer.js';
 

@@ -2,7 +2,7 @@
  * The shape of an RFC 6902 patch document, checked before anything applies: every problem found,
  * each with `loc` `["body", <index>, <member>]` (contract §10).
  */
-import { IssueList, type ValidationIssue } from '../errors.js';
+import { IssueList, type ValidationIssue } from '../model/index.js';
 import { isContainerObject, isPointer } from './json-pointer.js';
 
 export type JsonPatchOperation =

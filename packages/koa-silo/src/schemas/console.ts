@@ -1,5 +1,5 @@
 /** JSON Schemas of the console's own requests (http/console-api.ts). */
-import { MANAGE_KEY_DURATIONS } from '../service/types.js';
+import { MANAGE_KEY_DURATIONS } from '../model/index.js';
 import type { FromSchema } from './from-schema.js';
 import { fileUuid } from './silo.js';
 

@@ -3,8 +3,7 @@
  * validate requests. Shared schema objects become `$ref`s to components by identity, so a schema is
  * written once and cannot drift between the document and the behaviour.
  */
-import type { Plan } from '../options.js';
-import { REGIONS, type Region } from '../service/types.js';
+import { type Plan, type Region, REGIONS } from '../model/index.js';
 import { httpError, validationError, validationIssue } from './errors.js';
 import { dataQuery, headers, listQuery, versionPath } from './params.js';
 import {

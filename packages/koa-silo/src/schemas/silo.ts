@@ -3,7 +3,7 @@
  * bodies. They drive request validation (http/validate.ts), the OpenAPI document (openapi.ts) and,
  * through FromSchema, the TypeScript types below. Change a rule here and all three follow.
  */
-import { REGIONS } from '../service/types.js';
+import { REGIONS } from '../model/index.js';
 import type { FromSchema } from './from-schema.js';
 
 export const fileUuid = {

@@ -4,7 +4,7 @@
  * and every problem is listed (allErrors), up to the first MAX_ISSUES (contract §17).
  */
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import { IssueList, type ValidationIssue } from '../errors.js';
+import { IssueList, type ValidationIssue } from '../model/index.js';
 
 export type Source = 'body' | 'path' | 'query' | 'header';
 

@@ -2,12 +2,10 @@
  * JSON Schemas of the webhook resource (contract §12): the create body, and what the API answers.
  * They drive validation (http/webhooks.ts), the OpenAPI document and the types below.
  */
-import { WEBHOOK_EVENTS } from '../webhooks/types.js';
+import { WEBHOOK_EVENTS } from '../model/index.js';
 import type { FromSchema } from './from-schema.js';
 import { fileUuid, timestamp } from './silo.js';
 
-/** Webhooks one account may have. */
-export const MAX_WEBHOOKS_PER_ACCOUNT = 10;
 
 const url = {
   type: 'string',

@@ -4,25 +4,12 @@
  * Key lookups are never cached: every authentication reads the store, so a revocation takes
  * effect on the next request of every instance sharing the storage (the contract allows 1 s).
  */
-import { BadRequestError, ConflictError, NotFoundError, UnauthorizedError, ValidationError } from '../errors.js';
+import { type Account, BadRequestError, type Clock, ConflictError, type CreatedKey, type CreateKeyInput, DEFAULT_MAX_KEYS, DEFAULT_PLAN_NAME, isoTime, KEY_HEADER, KEY_PREFIX, type KeyInfo, type KeyType, MANAGE_KEY_DURATIONS, type ManageKeyDuration, MAX_KEY_SILOS, NotFoundError, type PlanLimits, type Plans, type Principal, systemClock, UnauthorizedError, ValidationError, withDefaultPlan , DEFAULT_PLAN, planNamed } from '../model/index.js';
 import type { SiloStorage, StoredKey } from '../storage/types.js';
-import { isoTime, systemClock, type Clock } from './clock.js';
-import { generateKeyValue, hashKeyValue, KEY_HEADER, KEY_PREFIX, MAX_KEY_VALUE_LENGTH, sameHash } from './key-values.js';
+import { generateKeyValue, hashKeyValue, MAX_KEY_VALUE_LENGTH, sameHash } from './key-values.js';
 import { cachedPlanNames } from './plan-names.js';
-import { DEFAULT_MAX_KEYS, DEFAULT_PLAN_NAME, limitsOf, withDefaultPlan, type Plans } from './plans.js';
 import { canonicalUuid } from './silo-ids.js';
-import {
-  MANAGE_KEY_DURATIONS,
-  MAX_KEY_SILOS,
-  type Account,
-  type AccountService,
-  type CreatedKey,
-  type CreateKeyInput,
-  type KeyInfo,
-  type KeyType,
-  type ManageKeyDuration,
-  type Principal,
-} from './types.js';
+import { type AccountService } from './types.js';
 
 export interface AccountServiceOptions {
   /** Plans an account may be given; `default` is always there. */
@@ -83,7 +70,7 @@ function isExpired(key: StoredKey, nowMs: number): boolean {
 }
 
 export function createAccountService(storage: SiloStorage, options: AccountServiceOptions = {}): AccountService {
-  const plans = withDefaultPlan(options.plans);
+  const plans = withDefaultPlan<PlanLimits>(options.plans, DEFAULT_PLAN);
   const now = options.now ?? systemClock;
   const planOf = cachedPlanNames((name) => storage.getAccount(name));
 
@@ -120,7 +107,7 @@ export function createAccountService(storage: SiloStorage, options: AccountServi
       checkKeyName(name);
       const owner = await existingAccount(account);
       // A cap checked before the insert: two creates racing past it may make one key more.
-      const { maxKeys = DEFAULT_MAX_KEYS } = limitsOf(plans, owner.plan);
+      const { maxKeys = DEFAULT_MAX_KEYS } = planNamed(plans, owner.plan);
       if ((await storage.listKeys(account)).length >= maxKeys) {
         throw new ValidationError([
           { loc: ['body'], msg: `An account may have at most ${maxKeys} keys: revoke one first`, type: 'too_many_keys', ctx: { max: maxKeys } },

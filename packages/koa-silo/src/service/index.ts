@@ -1,14 +1,13 @@
 export * from './types.js';
 export { createAccountService, DEFAULT_MANAGE_KEY_DURATION, type AccountServiceOptions } from './account-service.js';
 export { createSiloService, MAX_PER_PAGE, type PatchApplier, type SiloServiceOptions } from './silo-service.js';
-export { DEFAULT_MAX_DATA_BYTES, DEFAULT_PLAN_NAME, type PlanLimits, type Plans } from './plans.js';
-export { KEY_HEADER, KEY_PREFIX } from './key-values.js';
-export type { Clock } from './clock.js';
+export { DEFAULT_MAX_DATA_BYTES, DEFAULT_PLAN_NAME, type PlanLimits, type Plans } from '../model/index.js';
+export { KEY_HEADER, KEY_PREFIX } from '../model/index.js';
+export type { Clock } from '../model/index.js';
 
 import type { SiloStorage } from '../storage/types.js';
 import { createAccountService } from './account-service.js';
-import type { Clock } from './clock.js';
-import type { Plans } from './plans.js';
+import type { Clock, Plans } from '../model/index.js';
 import { createSiloService, type SiloServiceOptions } from './silo-service.js';
 import type { AccountService, SiloService } from './types.js';
 

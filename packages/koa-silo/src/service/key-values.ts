@@ -3,12 +3,7 @@
  * (43 characters, URL-safe). Only the SHA-256 of a value is ever stored.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { KeyType } from './types.js';
-
-export const KEY_PREFIX: Record<KeyType, string> = { manage: 'silo_man_', access: 'silo_acc_' };
-
-/** The header that carries each key type (named in 401 messages, never the value). */
-export const KEY_HEADER: Record<KeyType, string> = { manage: 'X-MAN-API', access: 'X-SILO-KEY' };
+import { KEY_PREFIX, type KeyType } from '../model/index.js';
 
 const RANDOM_BYTES = 32;
 

@@ -6,21 +6,12 @@
  * Appending to an array silo (`add /file_data/-`, the commonest patch) does not parse the stored
  * data: the new elements' text is spliced in before the closing bracket.
  */
-import { ConflictError, PayloadTooLargeError, ValidationError } from '../errors.js';
-import {
-  applyJsonPatch,
-  applyMergePatch,
-  DEFAULT_PATCH_WORK,
-  PatchConflictError,
-  PatchTooCostlyError,
-  PatchTooLargeError,
-  type JsonPatchOperation,
-} from '../patch/index.js';
+import { ConflictError, type JsonPatchOperation, PayloadTooLargeError, type Region, type SiloData, type SiloPatch, type SiloRecord, ValidationError } from '../model/index.js';
+import { applyJsonPatch, applyMergePatch, DEFAULT_PATCH_WORK, PatchConflictError, PatchTooCostlyError, PatchTooLargeError } from '../patch/index.js';
 import { siloDocument, type SiloDocument } from '../schemas/silo.js';
 import { validator } from '../schemas/validate.js';
 import { isJsonObject, parseData, writeData } from './data-json.js';
 import { parseJson } from 'silo-query';
-import type { Region, SiloData, SiloPatch, SiloRecord } from './types.js';
 
 // Items must be JSON objects proper: a number kept as text is an object to ajv, not to JSON.
 const checkDocument = validator<SiloDocument>(siloDocument, { file_data: isJsonObject });

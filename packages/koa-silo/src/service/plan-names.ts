@@ -3,8 +3,7 @@
  * rarely (with the `silo` command) and every request and every write needs one. One cache serves
  * authentication (which rate limit applies) and the silo service (size and history limits).
  */
-import { DEFAULT_PLAN_NAME } from './plans.js';
-import type { Account } from './types.js';
+import { type Account, DEFAULT_PLAN_NAME } from '../model/index.js';
 
 /** How long a plan name read from storage is reused. */
 export const PLAN_TTL_MS = 5_000;

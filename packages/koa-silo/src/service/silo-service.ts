@@ -8,32 +8,13 @@
  * order only: storage commits a version only if the head it replaces is still current, so a
  * writer that lost its lock (paused past the lock's lifetime) cannot overwrite anyone's write.
  */
-import { NotFoundError, PayloadTooLargeError, PreconditionFailedError, StorageUnavailableError } from '../errors.js';
-import type { SiloEvent } from '../events/types.js';
+import { type Clock, type CreateSiloInput, DEFAULT_HISTORY_VERSIONS, type IfMatch, isoTime, nextUpdatedAt, NotFoundError, PayloadTooLargeError, type PendingDelivery, type PlanLimits, type Plans, PreconditionFailedError, type Region, type SiloDataRecord, type SiloEvent, type SiloFields, type SiloHandle, type SiloMeta, type SiloPage, type SiloPatch, type SiloRecord, StorageUnavailableError, systemClock, type UpdateSiloInput, type VersionData, type VersionInfo, type VersionPage, withDefaultPlan , DEFAULT_PLAN, planNamed } from '../model/index.js';
 import type { NewSilo, NextVersion, SiloHead, SiloStorage } from '../storage/types.js';
-import type { PendingDelivery } from '../webhooks/types.js';
-import { isoTime, nextUpdatedAt, systemClock, type Clock } from './clock.js';
 import { cachedPlanNames, type PlanNameOf } from './plan-names.js';
 import { applySiloPatch, type Patched } from './patches.js';
-import { DEFAULT_HISTORY_VERSIONS, limitsOf, withDefaultPlan, type PlanLimits, type Plans } from './plans.js';
+
 import { canonicalUuid, newSiloUuid } from './silo-ids.js';
-import type {
-  CreateSiloInput,
-  IfMatch,
-  Region,
-  SiloDataRecord,
-  SiloHandle,
-  SiloMeta,
-  SiloPage,
-  SiloPatch,
-  SiloRecord,
-  SiloFields,
-  SiloService,
-  UpdateSiloInput,
-  VersionData,
-  VersionInfo,
-  VersionPage,
-} from './types.js';
+import type { SiloService } from './types.js';
 
 /**
  * Where a patch is applied to the stored text it has loaded (under the silo's lock): inline by
@@ -151,7 +132,7 @@ function checkIfMatch(record: SiloRecord, ifMatch: IfMatch): void {
 type Change = (current: SiloHead, currentText: () => Promise<string>) => Promise<{ next: NextVersion; text?: string }>;
 
 export function createSiloService(storage: SiloStorage, options: SiloServiceOptions = {}): SiloService {
-  const plans = withDefaultPlan(options.plans);
+  const plans = withDefaultPlan<PlanLimits>(options.plans, DEFAULT_PLAN);
   const now = options.now ?? systemClock;
   const planOf = options.planOf ?? cachedPlanNames((account) => storage.getAccount(account));
   const applyPatch: PatchApplier =
@@ -175,7 +156,7 @@ export function createSiloService(storage: SiloStorage, options: SiloServiceOpti
   }
 
   async function limits(account: string): Promise<PlanLimits> {
-    return limitsOf(plans, await planOf(account));
+    return planNamed(plans, await planOf(account));
   }
 
   /** `text`'s UTF-8 size, refused with 413 when over the plan limit. */

@@ -3,7 +3,7 @@
  * the directory, changed together), and one record per session under the hash of its token.
  */
 import { parseOr } from './stored-json.js';
-import type { ConsoleSession, StoredUser } from '../console/types.js';
+import type { ConsoleSession, StoredUser } from '../model/index.js';
 import type { KeyvTextStore } from './keyv-text-store.js';
 import type { Optimistic } from './optimistic.js';
 import type { StorageKeys } from './storage-keys.js';

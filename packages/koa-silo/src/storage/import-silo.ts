@@ -8,7 +8,7 @@
  * store the main store's transaction cannot reach are put before the commit and removed again
  * when it does not happen (their ids are fresh: nobody names them).
  */
-import type { Region } from '../service/types.js';
+import type { Region } from '../model/index.js';
 import type { Atomic } from './atomic.js';
 import { newBlobId } from './ids.js';
 import type { KeyvTextStore } from './keyv-text-store.js';

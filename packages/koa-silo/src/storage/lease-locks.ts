@@ -21,7 +21,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { StorageUnavailableError } from '../errors.js';
+import { StorageUnavailableError } from '../model/index.js';
 import { KeyedMutex } from './keyed-mutex.js';
 import type { HeldLock, Locks } from './types.js';
 

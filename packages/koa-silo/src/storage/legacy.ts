@@ -8,13 +8,12 @@
  * When an update of the old model was cut short, its data record (written first) may be newer than
  * the metadata: the data record's own header describes it whole, so it wins.
  */
-import { REGIONS, type SiloRecord } from '../service/types.js';
+import { type Region, REGIONS, type SiloRecord } from '../model/index.js';
 import type { Atomic } from './atomic.js';
 import { newBlobId, newEtag } from './ids.js';
 import type { KeyvTextStore } from './keyv-text-store.js';
 import type { StorageKeys } from './storage-keys.js';
 import type { SiloHead, VersionEntry } from './types.js';
-import type { Region } from '../service/types.js';
 
 interface LegacyDeps {
   main: KeyvTextStore;

@@ -8,7 +8,7 @@
  * commit that names them and removed after the commit that stops naming them (versions.ts).
  */
 import type { Keyv } from 'keyv';
-import { REGIONS, type Account, type KeyType, type Region } from '../service/types.js';
+import { REGIONS, type Account, type KeyType, type Region } from '../model/index.js';
 import { atomicFor } from './atomic.js';
 import { CasLeases, hasCompareAndSwap } from './cas-leases.js';
 import { KeyedMutex } from './keyed-mutex.js';

@@ -4,7 +4,7 @@
  * same way instead of hanging the request. (A Redis client queues commands while it reconnects;
  * without a limit a request would wait for as long as Redis is down.)
  */
-import { SiloError, StorageUnavailableError } from '../errors.js';
+import { SiloError, StorageUnavailableError } from '../model/index.js';
 
 /** Default time limit of one storage call. */
 export const DEFAULT_STORAGE_TIMEOUT_MS = 5000;

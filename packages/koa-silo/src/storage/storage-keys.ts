@@ -44,7 +44,7 @@
  * Names chosen by people (accounts) are URI-encoded so that no name can reach into another key
  * (nor hold a brace, which would change a key's hash slot).
  */
-import type { Region } from '../service/types.js';
+import type { Region } from '../model/index.js';
 
 /** The keys of one silo. */
 export interface SiloKeys {

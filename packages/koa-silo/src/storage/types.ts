@@ -2,8 +2,7 @@
  * What the storage facade stores and the capabilities it offers the service layer.
  * The service layer composes these into the contract's rules; nothing here knows those rules.
  */
-import type { Account, KeyInfo, Region, SiloRecord, VersionInfo } from '../service/types.js';
-import type { PendingDelivery } from '../webhooks/types.js';
+import type { Account, KeyInfo, PendingDelivery, Region, SiloRecord, VersionInfo } from '../model/index.js';
 import type { WebhookRecords } from './webhook-records.js';
 import type { ConsoleRecords } from './console-records.js';
 

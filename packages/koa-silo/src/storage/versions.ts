@@ -16,8 +16,7 @@
  * version kept, or the new one) names them too. A region move copies every kept blob to the
  * new region before its commit and removes them from the old region after it.
  */
-import { StorageUnavailableError } from '../errors.js';
-import { REGIONS, type Region } from '../service/types.js';
+import { type PendingDelivery, type Region, REGIONS, StorageUnavailableError } from '../model/index.js';
 import type { Atomic } from './atomic.js';
 import { joinTail } from './blob-text.js';
 import { blobMadeAt, newBlobId, newEtag } from './ids.js';
@@ -27,7 +26,6 @@ import { listKeysWithPrefix } from './list-keys.js';
 import { ParsedRecords } from './parsed-records.js';
 import type { SiloOwners } from './silo-owners.js';
 import type { SiloKeys, StorageKeys } from './storage-keys.js';
-import type { PendingDelivery } from '../webhooks/types.js';
 import type { AtomicBatch, HeldLock, Locks, NewSilo, NextVersion, SiloHead, SiloRef, SiloStorage, SweepReport, VersionEntry } from './types.js';
 
 export interface VersionsDeps {

@@ -9,7 +9,7 @@
  * so two instances never attempt one delivery at once.
  */
 import { parseOr } from './stored-json.js';
-import type { PendingDelivery, DeliveryAttempt, StoredWebhook } from '../webhooks/types.js';
+import type { PendingDelivery, DeliveryAttempt, StoredWebhook } from '../model/index.js';
 import type { Atomic } from './atomic.js';
 import type { KeyvTextStore } from './keyv-text-store.js';
 import type { StorageKeys } from './storage-keys.js';

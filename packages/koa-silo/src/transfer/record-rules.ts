@@ -9,17 +9,14 @@
  *
  * Each check says what is wrong, or undefined when the record is fine.
  */
-import { resolveOptions, type Plan, type SiloOptions } from '../options.js';
-import type { ValidationIssue } from '../errors.js';
+import { resolveOptions, type SiloOptions } from '../options.js';
+import { type Account, MAX_KEY_SILOS, type Plan, type StoredUser, type StoredWebhook, type ValidationIssue } from '../model/index.js';
 import { accountNameProblem, keyNameProblem, userNameProblem } from '../schemas/names.js';
 import { createSiloBody, timestamp, type CreateSiloBody } from '../schemas/silo.js';
 import { isPlainObject, validator } from '../schemas/validate.js';
-import { MAX_KEY_SILOS, type Account } from '../service/types.js';
 import { canonicalUuid } from '../service/silo-ids.js';
 import type { ImportedSilo, ImportedVersion, StoredKey } from '../storage/types.js';
-import type { StoredUser } from '../console/types.js';
 import { webhookUrlProblem } from '../webhooks/address-guard.js';
-import type { StoredWebhook } from '../webhooks/types.js';
 
 export interface RecordRules {
   account(account: Account): string | undefined;

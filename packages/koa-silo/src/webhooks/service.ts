@@ -4,14 +4,11 @@
  * crash right after the write's answer still delivers). No HTTP here; the worker delivers.
  */
 import { randomBytes } from 'node:crypto';
-import { NotFoundError, ValidationError, type ValidationIssue } from '../errors.js';
-import type { SiloEvent } from '../events/types.js';
-import { isoTime, systemClock, type Clock } from '../service/clock.js';
+import { type Clock, type DeliveryAttempt, isoTime, NotFoundError, type PendingDelivery, type SiloEvent, type StoredWebhook, systemClock, ValidationError, type ValidationIssue, type WebhookEventType, type WebhookInfo } from '../model/index.js';
 import { canonicalUuid } from '../service/silo-ids.js';
 import type { SiloStorage } from '../storage/types.js';
 import { bareHostname, BlockedAddressError, REFUSED_RULE, resolveDeliveryAddress, webhookUrlProblem, type GuardOptions } from './address-guard.js';
 import { newMessageId, newWebhookSecret } from './signature.js';
-import type { DeliveryAttempt, PendingDelivery, StoredWebhook, WebhookEventType, WebhookInfo } from './types.js';
 
 export interface CreateWebhookInput {
   url: string;

@@ -9,12 +9,10 @@
  * An endpoint that fails every attempt for `disableAfterMs` is disabled (its deliveries dropped).
  */
 import type { SiloLogger } from '../options.js';
-import { isoTime } from '../service/clock.js';
+import { type DeliveryAttempt, type DeliveryTiming, isoTime, type PendingDelivery, type StoredWebhook } from '../model/index.js';
 import type { SiloStorage } from '../storage/types.js';
 import { postWebhook } from './post.js';
 import { signatureHeaders } from './signature.js';
-import type { DeliveryTiming } from './timing.js';
-import type { DeliveryAttempt, PendingDelivery, StoredWebhook } from './types.js';
 
 /** Deliveries read per account per round, and attempted at once per round. */
 const BATCH = 20;

@@ -4,7 +4,7 @@
  * file_data's text exactly as sent). Pure: it runs inline for small bodies and on a worker thread
  * for large ones (work/), where a 10 MB body's parse and validation cannot hold other requests.
  */
-import { ValidationError, type ValidationIssue } from '../errors.js';
+import { ValidationError, type ValidationIssue } from '../model/index.js';
 import { memberText } from '../http/json-member.js';
 import { checkJsonPatch } from '../patch/index.js';
 import { BODY_FIELDS, createSiloBody, updateSiloBody, type CreateSiloBody, type UpdateSiloBody } from '../schemas/silo.js';

@@ -4,7 +4,7 @@
  * again on the main thread as the typed error the HTTP layer renders (a 422 keeps its `detail`).
  */
 import { SiloQueryError } from 'silo-query';
-import { SiloError, ValidationError, type ValidationIssue } from '../errors.js';
+import { SiloError, ValidationError, type ValidationIssue } from '../model/index.js';
 
 export interface Failure {
   status?: number;

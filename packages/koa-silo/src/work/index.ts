@@ -5,7 +5,7 @@
  * the worker pool (pool.ts) in its account's turn, with deadlines and a capped heap.
  */
 import { appendOnly, type Patched } from '../service/patches.js';
-import type { SiloPatch } from '../service/types.js';
+import type { SiloPatch } from '../model/index.js';
 import type { BodyShape, CheckedBody } from './body-check.js';
 import { WorkerPool, type PoolOptions } from './pool.js';
 import { TaskRunner, type PatchTask } from './tasks.js';

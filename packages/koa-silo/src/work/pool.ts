@@ -15,7 +15,7 @@
  * Workers start when first needed and do not keep the process alive.
  */
 import { Worker } from 'node:worker_threads';
-import { SiloError } from '../errors.js';
+import { SiloError } from '../model/index.js';
 import { FairQueue } from './fair-queue.js';
 import { fromFailure } from './failure.js';
 import type { Task, TaskResult } from './tasks.js';

@@ -9,11 +9,10 @@
  * the pool sends a silo's work to the same worker.
  */
 import { compile, parseJson, toJSON } from 'silo-query';
-import { SiloError } from '../errors.js';
+import { type Region, SiloError, type SiloPatch } from '../model/index.js';
 import { estimateParsedBytes } from '../http/heap-estimate.js';
 import { VersionCache } from '../http/version-cache.js';
 import { applySiloPatch, type Patched } from '../service/patches.js';
-import type { Region, SiloPatch } from '../service/types.js';
 import { checkBody, type BodyShape, type CheckedBody } from './body-check.js';
 
 export interface QueryTask {

@@ -2,7 +2,7 @@
  * The change feed's vocabulary (contract §11): what a committed write tells subscribers, and the
  * bus that carries it to every instance sharing the storage.
  */
-import type { Region, SiloMeta } from '../service/types.js';
+import type { Region, SiloMeta } from './silo.js';
 
 /** What happened to a silo: made, changed in place, moved to another region, removed. */
 export type SiloEventType = 'create' | 'update' | 'move' | 'delete';
