@@ -1,15 +1,14 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
-const src = (pkg: string) => fileURLToPath(new URL(`./packages/${pkg}/src/index.ts`, import.meta.url));
+const src = (pkg: string, entry = 'index') => fileURLToPath(new URL(`./packages/${pkg}/src/${entry}.ts`, import.meta.url));
 
-// Workspace packages resolve to their TypeScript sources, so tests never run against a stale build.
-const alias = {
-  'silo-query': src('silo-query'),
-  'koa-silo': src('koa-silo'),
-  'silo-server': src('silo-server'),
-  'silo-console': src('silo-console'),
-};
+// Workspace packages (and their subpath exports) resolve to their TypeScript sources, so tests
+// never run against a stale build.
+const alias = [
+  ...['model', 'testing'].map((room) => ({ find: `koa-silo/${room}`, replacement: src('koa-silo', `${room}/index`) })),
+  ...['silo-query', 'koa-silo', 'silo-server', 'silo-console'].map((pkg) => ({ find: new RegExp(`^${pkg}$`), replacement: src(pkg) })),
+];
 
 /** The load tests (see the 'load' project). */
 const LOAD = ['reliability/isolation.test.ts', 'reliability/event-streams.test.ts'];

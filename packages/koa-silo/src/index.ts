@@ -10,7 +10,7 @@
 import type { Middleware } from 'koa';
 import { Keyv } from 'keyv';
 import { defaultEventBus } from './events/default-bus.js';
-import { createAdmission } from './http/admission.js';
+import { createAdmission } from './limits/admission.js';
 import { createWork } from './work/index.js';
 import { createHttp } from './http/middleware.js';
 import { resolveOptions, splitParsedCache, type SiloOptions } from './options.js';
@@ -135,7 +135,6 @@ export { redactKeyValues } from './http/redact.js';
 export { DEFAULT_RATE_LIMIT_TABLE } from './http/rate-limit.js';
 export { type RateLimitStore, type SiloLogger, type SiloOptions } from './options.js';
 export { DEFAULT_HOSTS, DEFAULT_PLAN, DEFAULT_PLAN_NAME, type Plan } from './model/index.js';
-export type { CorsOrigins } from './http/cors.js';
 export { buildOpenApi, OPENAPI_VERSION } from './schemas/openapi.js';
 export * from './model/index.js';
 export type { AccountService, SiloService } from './service/types.js';

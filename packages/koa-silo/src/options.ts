@@ -3,9 +3,7 @@
  */
 import type Keyv from 'keyv';
 import { availableParallelism } from 'node:os';
-import { DEFAULT_MAX_PATCH_OPERATIONS } from './patch/check.js';
-import { DEFAULT_DELIVERY_TIMING, DEFAULT_HOSTS, DEFAULT_PLAN, DEFAULT_PLAN_NAME, type DeliveryTiming, type EventBus, MAX_WEBHOOKS_PER_ACCOUNT, normalizeHost, type Plan, type Region, REGIONS } from './model/index.js';
-import { normalizeOrigin, type CorsOrigins } from './http/cors.js';
+import { type CorsOrigins, DEFAULT_DELIVERY_TIMING, DEFAULT_MAX_PATCH_OPERATIONS, DEFAULT_HOSTS, DEFAULT_PLAN, DEFAULT_PLAN_NAME, type DeliveryTiming, type EventBus, MAX_WEBHOOKS_PER_ACCOUNT, normalizeHost, normalizeOrigin, type Plan, type Region, REGIONS } from './model/index.js';
 
 
 /**

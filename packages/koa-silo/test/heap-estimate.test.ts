@@ -8,7 +8,7 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import { parseJson } from 'silo-query';
 import { describe, expect, it } from 'vitest';
-import { estimateParsedBytes, WORST_BYTES_PER_CHAR } from '../src/http/heap-estimate.js';
+import { estimateParsedBytes, WORST_BYTES_PER_CHAR } from '../src/limits/heap-estimate.js';
 
 v8.setFlagsFromString('--expose-gc');
 const gc = vm.runInNewContext('gc') as () => void;

@@ -11,7 +11,7 @@ import { createSilo, type Silo } from '../src/index.js';
 import { createStorage } from '../src/storage/index.js';
 import { createServices } from '../src/service/index.js';
 import { NotFoundError } from '../src/model/index.js';
-import { VersionCache } from '../src/http/version-cache.js';
+import { VersionCache } from '../src/limits/version-cache.js';
 import { access, manage, startSilo, type Account, type Harness } from './support/http.js';
 
 /** An in-memory store that counts reads of data blobs. */

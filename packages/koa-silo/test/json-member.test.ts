@@ -4,7 +4,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compactJson, memberText } from '../src/http/json-member.js';
+import { compactJson, memberText } from '../src/work/json-member.js';
 
 describe('memberText', () => {
   it('finds a member whatever comes before and after it, and keeps its numbers as written', () => {

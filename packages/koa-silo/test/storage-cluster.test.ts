@@ -10,7 +10,7 @@ import { startOwnCluster, type OwnCluster } from '../../../test/support/redis-cl
 import { haveRedisServer } from '../../../test/support/redis-server.js';
 import { createServices } from '../src/service/index.js';
 import { createStorage, storageKeys } from '../src/storage/index.js';
-import { storageContract } from './storage-contract.js';
+import { storageContract } from '../src/testing/index.js';
 
 const ready = haveRedisServer();
 if (!ready) {

@@ -11,7 +11,7 @@ import { redisAvailable, TEST_REDIS_URL } from '../../../test/support/redis.js';
 import { StorageUnavailableError } from '../src/model/index.js';
 import { createServices } from '../src/service/index.js';
 import { createStorage } from '../src/storage/index.js';
-import { storageContract } from './storage-contract.js';
+import { storageContract } from '../src/testing/index.js';
 import { AtomicMapAdapter } from './support/atomic-map-adapter.js';
 
 const haveRedis = await redisAvailable();

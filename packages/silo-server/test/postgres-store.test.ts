@@ -5,7 +5,7 @@
  */
 import Keyv from 'keyv';
 import { afterAll, describe, expect, it } from 'vitest';
-import { storageContract } from '../../koa-silo/test/storage-contract.js';
+import { storageContract } from 'koa-silo/testing';
 import { postgresAvailable, testSchema, type TestSchema } from '../../../test/support/postgres.js';
 import { PostgresStore } from '../src/postgres-store.js';
 

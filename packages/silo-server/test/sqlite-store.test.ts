@@ -7,7 +7,7 @@ import Keyv from 'keyv';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createServices } from '../../koa-silo/src/service/index.js';
 import { createStorage } from '../../koa-silo/src/storage/index.js';
-import { storageContract } from '../../koa-silo/test/storage-contract.js';
+import { storageContract } from 'koa-silo/testing';
 import { createSqliteKeyv, SqliteStore, sqliteKeyv } from '../src/sqlite-store.js';
 
 const tmpRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'silo-sqlite-'));

@@ -9,14 +9,13 @@
  * under the default plan.
  */
 import type { Context } from 'koa';
-import { DEFAULT_PLAN_NAME, type KeyType, type Plan, type Principal, UnauthorizedError } from '../model/index.js';
+import { DEFAULT_PLAN_NAME, KEY_HEADER, type KeyType, type Plan, planNamed, type Principal, UnauthorizedError } from '../model/index.js';
 import type { AccountService } from '../service/types.js';
 import { clientAddress } from './client.js';
 import type { RateLimit } from './rate-limit.js';
 import type { ConsoleService } from '../console/service.js';
 import { checkOrigin, sessionHolder, sessionToken } from './session-cookie.js';
 
-const HEADER: Record<KeyType, string> = { manage: 'X-MAN-API', access: 'X-SILO-KEY' };
 
 export interface Caller extends Principal {
   plan: Plan;
@@ -65,13 +64,13 @@ export function createAuth(deps: {
   return {
     anonymous,
     async require(ctx, type) {
-      const value = ctx.get(HEADER[type]);
+      const value = ctx.get(KEY_HEADER[type]);
       const token = value === '' && sessions ? sessionToken(ctx) : undefined;
       let principal: Principal;
       try {
         if (token === undefined && value === '') {
           const what = type === 'manage' ? 'a manage key' : 'an access key';
-          throw new UnauthorizedError(`Not authenticated: send ${what} in the ${HEADER[type]} header`);
+          throw new UnauthorizedError(`Not authenticated: send ${what} in the ${KEY_HEADER[type]} header`);
         }
         principal = token !== undefined ? await sessionCaller(ctx, token, type) : await accounts.authenticate(value, type);
       } catch (err) {
@@ -79,7 +78,7 @@ export function createAuth(deps: {
         throw err;
       }
       const planName = await accounts.planOf(principal.account);
-      const plan = plans[planName] ?? plans[DEFAULT_PLAN_NAME]!;
+      const plan = planNamed(plans, planName);
       if (plan.rateLimitPerMinute > 0) {
         // Account names have no ':', so the three parts cannot run into each other.
         // Both counters at once: a counter store that hangs costs one counter's time limit, not two.

@@ -7,9 +7,9 @@
  */
 import type { Context } from 'koa';
 import { PayloadTooLargeError, ValidationError } from '../model/index.js';
-import { releaseWhenDone, type Admission } from './admission.js';
+import { releaseWhenDone, type Admission } from '../limits/admission.js';
 import { ClientAbortedError, UnsupportedMediaTypeError } from './errors.js';
-import { estimateParsedBytes } from './heap-estimate.js';
+import { estimateParsedBytes } from '../limits/heap-estimate.js';
 import { parseBodyJson } from '../work/body-check.js';
 
 export interface BodyLimit {
@@ -47,7 +47,7 @@ export async function readJson(ctx: Context, limit: BodyLimit, maxDepth: number)
   }
   if (!limit.admission) return { value: parseBodyJson(text, maxDepth), text };
   releaseWhenDone(ctx, await limit.admission.parses.take(estimateParsedBytes(text)));
-  return { value: await limit.admission.pacer.run(text.length, () => parseBodyJson(text, maxDepth)), text };
+  return { value: parseBodyJson(text, maxDepth), text };
 }
 
 /** The body's text, charged to the memory budget until the response is over; a 422 when there is none. */

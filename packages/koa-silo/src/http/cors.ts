@@ -4,10 +4,9 @@
  * with credentials, since keys travel in headers, not cookies. Preflights are answered here.
  */
 import type { Context } from 'koa';
+import type { CorsOrigins } from '../model/index.js';
 import { sendEmpty } from './respond.js';
 
-/** `'*'`: every origin; a list: exactly these serialized origins (`https://app.example.com`). */
-export type CorsOrigins = '*' | readonly string[];
 
 const EXPOSED = 'ETag, Location, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset';
 /** Headers a browser page may send to public data (a client library's `Content-Type` too, though a GET has no body). */
@@ -61,19 +60,3 @@ export function keyedCors(origins: CorsOrigins): KeyedCors {
   };
 }
 
-/**
- * `https://App.example.com/` → `https://app.example.com`, the form browsers send in `Origin`.
- * Throws a TypeError for anything that is not a bare origin.
- */
-export function normalizeOrigin(origin: string): string {
-  let url: URL;
-  try {
-    url = new URL(origin.trim());
-  } catch {
-    throw new TypeError(`corsOrigins: not an origin such as https://app.example.com: ${JSON.stringify(origin)}`);
-  }
-  if (url.origin === 'null' || url.pathname !== '/' || url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '') {
-    throw new TypeError(`corsOrigins: not an origin such as https://app.example.com (scheme, host and port only): ${JSON.stringify(origin)}`);
-  }
-  return url.origin;
-}

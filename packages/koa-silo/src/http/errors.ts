@@ -42,12 +42,6 @@ export class TooManyRequestsError extends SiloError {
   }
 }
 
-/** 503: the memory budget stayed full while the request waited (see admission.ts); nothing was done. */
-export class MemoryBusyError extends SiloError {
-  constructor(retryAfterSeconds: number) {
-    super(503, `The server is busy with other large requests: retry in ${retryAfterSeconds} s`, { 'Retry-After': String(retryAfterSeconds) });
-  }
-}
 
 /** The client went away (or broke the stream) while sending its body: nobody reads the answer. */
 export class ClientAbortedError extends SiloError {

@@ -9,7 +9,7 @@
  * does, so streams cannot each hold what another waits for. When the budget stays full past the
  * gate's wait, the load fails with MemoryBusyError for every stream waiting on it.
  */
-import type { MemoryGate, Reservation } from './admission.js';
+import type { MemoryGate, Reservation } from '../limits/admission.js';
 
 /** Where a version's text comes from: its byte length (charged before the read), and the text. */
 export interface TextSource {

@@ -26,7 +26,7 @@ import type { SiloService } from '../service/types.js';
 import { reaches, type Auth, type Caller } from './auth.js';
 import { clientAddress } from './client.js';
 import { allowAnyOrigin } from './cors.js';
-import type { Admission } from './admission.js';
+import type { Admission } from '../limits/admission.js';
 import { TooManyStreamsError } from './errors.js';
 import { SerialQueue } from './event-queue.js';
 import { EventStream, FrameFlusher } from './event-stream.js';

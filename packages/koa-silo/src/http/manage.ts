@@ -3,20 +3,20 @@
  * auth (+ rate limit) → body → validation → service, and writes the contract's status and body.
  */
 import type { Context } from 'koa';
-import { type Plan, type SiloDataRecord, type SiloFields, type SiloMeta, type SiloRecord, ValidationError, type ValidationIssue } from '../model/index.js';
+import { metaOf, type Plan, type SiloDataRecord, type SiloFields, type SiloMeta, type SiloRecord, ValidationError, type ValidationIssue, versionedMetaOf } from '../model/index.js';
 import { BODY_ENVELOPE_BYTES } from '../options.js';
 import { listQuery, uuidPath, type ListQuery, type UuidPath } from '../schemas/params.js';
 import { validator } from '../schemas/validate.js';
 import type { SiloService } from '../service/types.js';
 import type { Auth } from './auth.js';
-import { loadCharged, type Admission } from './admission.js';
+import { loadCharged, type Admission } from '../limits/admission.js';
 import { readText, type BodyLimit } from './body.js';
 import { PreconditionRequiredError } from './errors.js';
 import { answeredNotModified, etagFor, hasIfMatch, ifMatchTags, notModified } from './etag.js';
 import { patchShape } from './patch-body.js';
 import type { Work } from '../work/index.js';
 import { sendEmpty, sendJson, sendJsonBytes, sendJsonText } from './respond.js';
-import type { VersionCache } from './version-cache.js';
+import type { VersionCache } from '../limits/version-cache.js';
 
 const checkPath = validator<UuidPath>(uuidPath);
 const checkList = validator<ListQuery>(listQuery);
@@ -33,23 +33,6 @@ export interface ManageDeps {
   bodies: VersionCache<Buffer>;
   /** Where request bodies are charged while they are read and parsed (admission.ts). */
   admission?: Admission;
-}
-
-/** The six metadata fields, in the contract's order, and nothing else. */
-export function metaOf(r: SiloMeta): SiloMeta {
-  return {
-    file_name: r.file_name,
-    file_uuid: r.file_uuid,
-    created_at: r.created_at,
-    updated_at: r.updated_at,
-    is_public: r.is_public,
-    region_name: r.region_name,
-  };
-}
-
-/** The metadata fields and the version (contract §9), as create and meta answer. */
-export function versionedMetaOf(r: SiloMeta & { version: number }): SiloMeta & { version: number } {
-  return { ...metaOf(r), version: r.version };
 }
 
 /** The update response: all seven fields and the version, with file_data's stored text as it is. */

@@ -23,8 +23,8 @@ import { ADDRESS_PER_MINUTE, createSignInGuard, PAIR_PER_MINUTE, SIGN_IN_ADDRESS
 import { regionResolver } from './region.js';
 import { sendEmpty, sendJsonText, setAnswerHeaders } from './respond.js';
 import { matchRoute, PATTERNS, type Route } from './routes.js';
-import { VersionCache } from './version-cache.js';
-import type { Admission } from './admission.js';
+import { VersionCache } from '../limits/version-cache.js';
+import type { Admission } from '../limits/admission.js';
 import type { Work } from '../work/index.js';
 
 export interface HttpDeps {

@@ -6,7 +6,7 @@
 import type { Context } from 'koa';
 import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRedis, RateLimiterRes, RLWrapperTimeouts, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { RateLimitStore, SiloLogger } from '../options.js';
-import type { Plan } from '../model/index.js';
+import { type Plan, planNamed } from '../model/index.js';
 import { TooManyRequestsError } from './errors.js';
 
 const WINDOW_SECONDS = 60;
@@ -82,7 +82,7 @@ export function createRateLimit(store: RateLimitStore, plans: Record<string, Pla
 
   return {
     async consume(ctx, client, planName) {
-      const plan = plans[planName] ?? plans.default!;
+      const plan = planNamed(plans, planName);
       if (plan.rateLimitPerMinute === 0) return;
       const limiter = limiterOf(plans[planName] ? planName : 'default', plan.rateLimitPerMinute);
       let res: RateLimiterRes;

@@ -11,9 +11,9 @@ import type { Auth } from './auth.js';
 import { PreconditionRequiredError } from './errors.js';
 import { hasIfMatch, ifMatchTags } from './etag.js';
 import { lastParam, pathUuid, queryInt, sendUpdated, throwIfAny } from './manage.js';
-import { loadCharged, type Admission } from './admission.js';
+import { loadCharged, type Admission } from '../limits/admission.js';
 import { sendJson, sendJsonBytes } from './respond.js';
-import type { VersionCache } from './version-cache.js';
+import type { VersionCache } from '../limits/version-cache.js';
 
 const checkList = validator<ListQuery>(listQuery);
 const checkVersion = validator<{ version: number }>(versionPath);

@@ -130,6 +130,13 @@ export class StorageUnavailableError extends SiloError {
   }
 }
 
+/** 503: the memory budget stayed full while the request waited (see admission.ts); nothing was done. */
+export class MemoryBusyError extends SiloError {
+  constructor(retryAfterSeconds: number) {
+    super(503, `The server is busy with other large requests: retry in ${retryAfterSeconds} s`, { 'Retry-After': String(retryAfterSeconds) });
+  }
+}
+
 export function formatBytes(bytes: number): string {
   if (bytes >= 1_000_000 && bytes % 1_000_000 === 0) return `${bytes / 1_000_000} MB`;
   if (bytes >= 1_000 && bytes % 1_000 === 0) return `${bytes / 1_000} KB`;

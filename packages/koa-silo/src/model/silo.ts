@@ -64,6 +64,9 @@ export type JsonPatchOperation =
   | { op: 'remove'; path: string }
   | { op: 'move' | 'copy'; from: string; path: string };
 
+/** Operations one JSON Patch may have, unless configured otherwise (contract §17). */
+export const DEFAULT_MAX_PATCH_OPERATIONS = 1000;
+
 export type SiloPatch =
   | { type: 'merge'; patch: unknown }
   | { type: 'json-patch'; operations: readonly JsonPatchOperation[] }

@@ -2,13 +2,8 @@
  * The shape of an RFC 6902 patch document, checked before anything applies: every problem found,
  * each with `loc` `["body", <index>, <member>]` (contract §10).
  */
-import { IssueList, type ValidationIssue } from '../model/index.js';
+import { DEFAULT_MAX_PATCH_OPERATIONS, IssueList, type ValidationIssue } from '../model/index.js';
 import { isContainerObject, isPointer } from './json-pointer.js';
-
-export type JsonPatchOperation =
-  | { op: 'add' | 'replace' | 'test'; path: string; value: unknown }
-  | { op: 'remove'; path: string }
-  | { op: 'move' | 'copy'; from: string; path: string };
 
 export const OPERATIONS = ['add', 'remove', 'replace', 'move', 'copy', 'test'] as const;
 type OperationName = (typeof OPERATIONS)[number];
@@ -44,8 +39,6 @@ function operationIssues(op: unknown, index: number): ValidationIssue[] {
   return issues;
 }
 
-/** Operations one JSON Patch may have, unless configured otherwise (contract §17). */
-export const DEFAULT_MAX_PATCH_OPERATIONS = 1000;
 
 /**
  * The problems of `body` as a JSON Patch document, in an IssueList (the first 100 kept); none

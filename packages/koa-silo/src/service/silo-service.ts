@@ -8,7 +8,7 @@
  * order only: storage commits a version only if the head it replaces is still current, so a
  * writer that lost its lock (paused past the lock's lifetime) cannot overwrite anyone's write.
  */
-import { type Clock, type CreateSiloInput, DEFAULT_HISTORY_VERSIONS, type IfMatch, isoTime, nextUpdatedAt, NotFoundError, PayloadTooLargeError, type PendingDelivery, type PlanLimits, type Plans, PreconditionFailedError, type Region, type SiloDataRecord, type SiloEvent, type SiloFields, type SiloHandle, type SiloMeta, type SiloPage, type SiloPatch, type SiloRecord, StorageUnavailableError, systemClock, type UpdateSiloInput, type VersionData, type VersionInfo, type VersionPage, withDefaultPlan , DEFAULT_PLAN, planNamed } from '../model/index.js';
+import { type Clock, type CreateSiloInput, DEFAULT_HISTORY_VERSIONS, DEFAULT_PLAN, type IfMatch, isoTime, metaOf, nextUpdatedAt, NotFoundError, PayloadTooLargeError, type PendingDelivery, type PlanLimits, planNamed, type Plans, PreconditionFailedError, type Region, type SiloDataRecord, type SiloEvent, type SiloFields, type SiloHandle, type SiloMeta, type SiloPage, type SiloPatch, type SiloRecord, StorageUnavailableError, systemClock, type UpdateSiloInput, type VersionData, type VersionInfo, type VersionPage, withDefaultPlan } from '../model/index.js';
 import type { NewSilo, NextVersion, SiloHead, SiloStorage } from '../storage/types.js';
 import { cachedPlanNames, type PlanNameOf } from './plan-names.js';
 import { applySiloPatch, type Patched } from './patches.js';
@@ -70,18 +70,6 @@ function writeEvent(current: SiloHead, next: NextVersion): SiloEvent {
       version: current.version + 1,
     },
     ...(moving ? { from_region: current.region_name } : {}),
-  };
-}
-
-/** The six fields a listing shows. */
-function metaOf(record: SiloMeta): SiloMeta {
-  return {
-    file_name: record.file_name,
-    file_uuid: record.file_uuid,
-    created_at: record.created_at,
-    updated_at: record.updated_at,
-    is_public: record.is_public,
-    region_name: record.region_name,
   };
 }
 

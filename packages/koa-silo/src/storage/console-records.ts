@@ -4,20 +4,11 @@
  */
 import { parseOr } from './stored-json.js';
 import type { ConsoleSession, StoredUser } from '../model/index.js';
+import type { ConsoleRecords } from './types.js';
 import type { KeyvTextStore } from './keyv-text-store.js';
 import type { Optimistic } from './optimistic.js';
 import type { StorageKeys } from './storage-keys.js';
 
-export interface ConsoleRecords {
-  getUser(name: string): Promise<StoredUser | undefined>;
-  /** Stores the user unless one of that name exists; false when it does. */
-  insertUser(user: StoredUser): Promise<boolean>;
-  removeUser(name: string): Promise<StoredUser | undefined>;
-  listUsers(): Promise<StoredUser[]>;
-  getSession(hash: string): Promise<ConsoleSession | undefined>;
-  putSession(hash: string, session: ConsoleSession): Promise<void>;
-  deleteSession(hash: string): Promise<void>;
-}
 
 export function createConsoleRecords({ main, keys, readModifyWrite }: { main: KeyvTextStore; keys: StorageKeys; readModifyWrite: Optimistic }): ConsoleRecords {
   return {

@@ -2,9 +2,7 @@
  * What the storage facade stores and the capabilities it offers the service layer.
  * The service layer composes these into the contract's rules; nothing here knows those rules.
  */
-import type { Account, KeyInfo, PendingDelivery, Region, SiloRecord, VersionInfo } from '../model/index.js';
-import type { WebhookRecords } from './webhook-records.js';
-import type { ConsoleRecords } from './console-records.js';
+import type { Account, ConsoleSession, DeliveryAttempt, KeyInfo, PendingDelivery, Region, SiloRecord, StoredUser, StoredWebhook, VersionInfo } from '../model/index.js';
 
 /** A key as stored: its public facts plus the SHA-256 (hex) of its value. Never the value. */
 export interface StoredKey extends KeyInfo {
@@ -148,6 +146,43 @@ export interface SweepReport {
   removed: number;
   /** Blobs looked at. */
   scanned: number;
+}
+
+/** The webhooks, their outbox and delivery attempts, as storage keeps them (webhook-records.ts). */
+export interface WebhookRecords {
+  listWebhooks(account: string): Promise<StoredWebhook[]>;
+  /** Adds `hook` unless its account has `max` already; false then. */
+  insertWebhook(hook: StoredWebhook, max: number): Promise<boolean>;
+  /** Applies `change` to the account's webhook `id`; undefined when there is none. */
+  updateWebhook(account: string, id: string, change: (hook: StoredWebhook) => StoredWebhook): Promise<StoredWebhook | undefined>;
+  /** Removes the webhook, its pending deliveries stay until the worker meets them (and drops them). */
+  removeWebhook(account: string, id: string): Promise<StoredWebhook | undefined>;
+  /** Accounts with webhooks, or pending deliveries of removed ones (the worker's round). */
+  hookedAccounts(): Promise<string[]>;
+  /** Takes the account off the worker's round if it has no webhook (its outbox is empty: the caller checked). */
+  unhookIfIdle(account: string): Promise<void>;
+  /** The account's first `limit` pending deliveries by due time, with the text each was read as. */
+  pendingDeliveries(account: string, limit: number): Promise<{ delivery: PendingDelivery; text: string }[]>;
+  /**
+   * Replaces a pending delivery read as `text` with `next` (undefined: removes it), only if it is
+   * still `text`: false when another instance changed it first.
+   */
+  replaceDelivery(account: string, id: string, text: string, next: PendingDelivery | undefined): Promise<boolean>;
+  /** Appends an attempt to the webhook's list (the newest ATTEMPTS_KEPT are kept). */
+  recordAttempt(account: string, webhook: string, attempt: DeliveryAttempt): Promise<void>;
+  listAttempts(account: string, webhook: string): Promise<DeliveryAttempt[]>;
+}
+
+/** Console users and sessions, as storage keeps them (console-records.ts). */
+export interface ConsoleRecords {
+  getUser(name: string): Promise<StoredUser | undefined>;
+  /** Stores the user unless one of that name exists; false when it does. */
+  insertUser(user: StoredUser): Promise<boolean>;
+  removeUser(name: string): Promise<StoredUser | undefined>;
+  listUsers(): Promise<StoredUser[]>;
+  getSession(hash: string): Promise<ConsoleSession | undefined>;
+  putSession(hash: string, session: ConsoleSession): Promise<void>;
+  deleteSession(hash: string): Promise<void>;
 }
 
 export interface SiloStorage extends WebhookRecords, ConsoleRecords {

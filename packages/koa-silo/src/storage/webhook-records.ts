@@ -9,39 +9,16 @@
  * so two instances never attempt one delivery at once.
  */
 import { parseOr } from './stored-json.js';
-import type { PendingDelivery, DeliveryAttempt, StoredWebhook } from '../model/index.js';
+import type { DeliveryAttempt, PendingDelivery, StoredWebhook } from '../model/index.js';
 import type { Atomic } from './atomic.js';
 import type { KeyvTextStore } from './keyv-text-store.js';
 import type { StorageKeys } from './storage-keys.js';
 import { optimistic } from './optimistic.js';
-import type { ListIndex } from './types.js';
+import type { ListIndex, WebhookRecords } from './types.js';
 
 /** Attempts kept per webhook for its deliveries list. */
 const ATTEMPTS_KEPT = 50;
 
-export interface WebhookRecords {
-  listWebhooks(account: string): Promise<StoredWebhook[]>;
-  /** Adds `hook` unless its account has `max` already; false then. */
-  insertWebhook(hook: StoredWebhook, max: number): Promise<boolean>;
-  /** Applies `change` to the account's webhook `id`; undefined when there is none. */
-  updateWebhook(account: string, id: string, change: (hook: StoredWebhook) => StoredWebhook): Promise<StoredWebhook | undefined>;
-  /** Removes the webhook, its pending deliveries stay until the worker meets them (and drops them). */
-  removeWebhook(account: string, id: string): Promise<StoredWebhook | undefined>;
-  /** Accounts with webhooks, or pending deliveries of removed ones (the worker's round). */
-  hookedAccounts(): Promise<string[]>;
-  /** Takes the account off the worker's round if it has no webhook (its outbox is empty: the caller checked). */
-  unhookIfIdle(account: string): Promise<void>;
-  /** The account's first `limit` pending deliveries by due time, with the text each was read as. */
-  pendingDeliveries(account: string, limit: number): Promise<{ delivery: PendingDelivery; text: string }[]>;
-  /**
-   * Replaces a pending delivery read as `text` with `next` (undefined: removes it), only if it is
-   * still `text`: false when another instance changed it first.
-   */
-  replaceDelivery(account: string, id: string, text: string, next: PendingDelivery | undefined): Promise<boolean>;
-  /** Appends an attempt to the webhook's list (the newest ATTEMPTS_KEPT are kept). */
-  recordAttempt(account: string, webhook: string, attempt: DeliveryAttempt): Promise<void>;
-  listAttempts(account: string, webhook: string): Promise<DeliveryAttempt[]>;
-}
 
 interface Deps {
   main: KeyvTextStore;

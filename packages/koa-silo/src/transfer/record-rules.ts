@@ -10,7 +10,7 @@
  * Each check says what is wrong, or undefined when the record is fine.
  */
 import { resolveOptions, type SiloOptions } from '../options.js';
-import { type Account, MAX_KEY_SILOS, type Plan, type StoredUser, type StoredWebhook, type ValidationIssue } from '../model/index.js';
+import { type Account, MAX_KEY_SILOS, type Plan, planNamed, type StoredUser, type StoredWebhook, type ValidationIssue } from '../model/index.js';
 import { accountNameProblem, keyNameProblem, userNameProblem } from '../schemas/names.js';
 import { createSiloBody, timestamp, type CreateSiloBody } from '../schemas/silo.js';
 import { isPlainObject, validator } from '../schemas/validate.js';
@@ -142,7 +142,7 @@ export function recordRules(options: RecordRuleOptions = {}): RecordRules {
       if (!ETAG.test(entry.etag)) return `etag ${JSON.stringify(entry.etag)} is not one Silo makes (base64url)`;
       const badTime = timeProblem('updated_at', entry.updated_at);
       if (badTime) return badTime;
-      const limit = (plans[plan] ?? plans.default!).maxDataBytes;
+      const limit = planNamed(plans, plan).maxDataBytes;
       const bytes = Buffer.byteLength(text, 'utf8');
       if (bytes > limit) return `file_data is ${bytes} bytes, over the ${limit}-byte limit of plan ${JSON.stringify(plan)}`;
       let data: unknown;

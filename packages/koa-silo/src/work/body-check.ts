@@ -5,7 +5,7 @@
  * for large ones (work/), where a 10 MB body's parse and validation cannot hold other requests.
  */
 import { ValidationError, type ValidationIssue } from '../model/index.js';
-import { memberText } from '../http/json-member.js';
+import { memberText } from './json-member.js';
 import { checkJsonPatch } from '../patch/index.js';
 import { BODY_FIELDS, createSiloBody, updateSiloBody, type CreateSiloBody, type UpdateSiloBody } from '../schemas/silo.js';
 import { isPlainObject, validator } from '../schemas/validate.js';

@@ -10,8 +10,8 @@
  */
 import { compile, parseJson, toJSON } from 'silo-query';
 import { type Region, SiloError, type SiloPatch } from '../model/index.js';
-import { estimateParsedBytes } from '../http/heap-estimate.js';
-import { VersionCache } from '../http/version-cache.js';
+import { estimateParsedBytes } from '../limits/heap-estimate.js';
+import { VersionCache } from '../limits/version-cache.js';
 import { applySiloPatch, type Patched } from '../service/patches.js';
 import { checkBody, type BodyShape, type CheckedBody } from './body-check.js';
 

@@ -2,20 +2,21 @@
  * The storage contract: what Silo needs of a Keyv store, checked through Silo's own storage facade
  * and services, in the style of @keyv/test-suite. Run it once per store adapter:
  *
- *     import { storageContract } from '../../koa-silo/test/storage-contract.js';
+ *     import { storageContract } from 'koa-silo/testing';
  *     storageContract('sqlite', () => new Keyv({ store: new SqliteStore({ path }) }));
  *
  * `makeKeyv` is called for every test (several times in some); each test writes under a storage
  * prefix of its own, so the Keyvs may share one backing store. Self-contained on purpose: it
- * imports only vitest, keyv and koa-silo's sources.
+ * imports only vitest, keyv and koa-silo's sources. Exported as `koa-silo/testing`, as keyv exports its
+ * test suite, so that every engine (silo-server's SQLite and PostgreSQL stores) runs the same contract.
  */
 import Keyv, { type KeyvStoreAdapter } from 'keyv';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ConflictError, NotFoundError, PreconditionFailedError, type Region, REGIONS, type SiloData, type SiloRecord, StorageUnavailableError, UnauthorizedError } from '../src/model/index.js';
-import { createServices } from '../src/service/index.js';
+import { ConflictError, NotFoundError, PreconditionFailedError, type Region, REGIONS, type SiloData, type SiloRecord, StorageUnavailableError, UnauthorizedError } from '../model/index.js';
+import { createServices } from '../service/index.js';
 
 type Services = ReturnType<typeof createServices>;
-import { createStorage, storageKeys, type SiloStorage } from '../src/storage/index.js';
+import { createStorage, storageKeys, type SiloStorage } from '../storage/index.js';
 
 export interface StorageContractOptions {
   /** Skip the whole suite (for example: Redis unreachable on a laptop). */

@@ -16,14 +16,13 @@
  * line (first come, first served) up to `waitMs`, then fails with a 503 and Retry-After, having
  * done nothing. One piece larger than a whole gate still runs, alone. Small work (under
  * SMALL_BYTES) is counted but never waits, so tiny requests are never refused here. Large parses
- * also take turns with the rest of the server (pacing.ts), and what is given back is collected
+ * run on worker threads (work/), and what is given back is collected
  * (`collectGarbage`) so that RSS follows the budget and not V8's own heap limit.
  */
 import type { Context } from 'koa';
 import type { ResolvedOptions } from '../options.js';
-import { MemoryBusyError } from './errors.js';
+import { MemoryBusyError } from '../model/index.js';
 import { estimateParsedBytes } from './heap-estimate.js';
-import { Pacer } from './pacing.js';
 
 /** Work this small never waits (it is still counted). */
 export const SMALL_BYTES = 256 * 1024;
@@ -108,8 +107,6 @@ export interface Admission {
   texts: MemoryGate;
   /** Estimated heap of values being parsed. */
   parses: MemoryGate;
-  /** Turns for the large parses themselves (pacing.ts). */
-  pacer: Pacer;
 }
 
 /**
@@ -125,7 +122,6 @@ export function createAdmission(
   return {
     texts: new MemoryGate(texts, options.memoryWaitMs, onRelease),
     parses: new MemoryGate(inFlight - texts, options.memoryWaitMs, onRelease),
-    pacer: new Pacer(),
   };
 }
 
