@@ -33,6 +33,13 @@ module.exports = {
   forbidden: [
     ...upward,
     {
+      name: 'storage-by-its-face',
+      comment: 'Other rooms reach storage through storage/index.ts (the contract and what it gives them), never its engines',
+      severity: 'error',
+      from: { path: SRC, pathNot: `${SRC}storage/` },
+      to: { path: `${SRC}storage/`, pathNot: `${SRC}storage/index\\.ts$` },
+    },
+    {
       name: 'no-cycles',
       comment: 'A cycle makes two modules one: break it by moving what both need below them',
       severity: 'error',

@@ -18,7 +18,7 @@ import { buildOpenApi } from './schemas/openapi.js';
 import { createServices } from './service/index.js';
 import type { AccountService, SiloService } from './service/types.js';
 import { createStorage, type Coordination, type SweepReport } from './storage/index.js';
-import { startSweeper } from './storage/sweeper.js';
+import { startSweeper } from './storage/index.js';
 import { createWebhookService, type WebhookService } from './webhooks/service.js';
 import { createConsoleService, type ConsoleService } from './console/service.js';
 import { startDeliveryWorker } from './webhooks/worker.js';
@@ -161,7 +161,7 @@ export {
 } from './storage/index.js';
 export { recordRules, type RecordRuleOptions, type RecordRules } from './transfer/record-rules.js';
 export { LocalBus } from './events/local-bus.js';
-export { SharedBus, type BusTransport } from './events/shared-bus.js';
+export { SharedBus } from './events/shared-bus.js';
 export type { EventBus, EventListener, SiloEvent, SiloEventType } from './model/index.js';
 export { SESSION_IDLE_MS, type ConsoleService, type SignedIn } from './console/service.js';
 export type { UserInfo } from './model/index.js';

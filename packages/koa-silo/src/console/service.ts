@@ -6,7 +6,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { BadRequestError, type Clock, ConflictError, isoTime, NotFoundError, type StoredUser, systemClock, type UserInfo } from '../model/index.js';
 import { userNameProblem } from '../schemas/names.js';
-import type { SiloStorage } from '../storage/types.js';
+import type { SiloStorage } from '../storage/index.js';
 import { generatePassword, hashPassword, verifyPassword } from './passwords.js';
 
 /** A session unused this long has ended. */

@@ -6,15 +6,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { LocalBus } from './local-bus.js';
-import type { EventBus, EventListener, SiloEvent } from '../model/index.js';
+import type { BusTransport, EventBus, EventListener, SiloEvent } from '../model/index.js';
 
-/** How events travel between instances. */
-export interface BusTransport {
-  /** Sends one message to every listener (this instance's too). */
-  send(text: string): Promise<void>;
-  /** Starts listening (once, with the first subscriber); resolves to the stop. */
-  listen(hear: (text: string) => void): Promise<() => Promise<void> | void>;
-}
 
 interface Envelope {
   /** The publishing instance. */

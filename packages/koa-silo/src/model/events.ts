@@ -31,3 +31,11 @@ export interface EventBus {
   subscribe(listener: EventListener): () => void;
   close(): Promise<void>;
 }
+
+/** How events travel between instances. */
+export interface BusTransport {
+  /** Sends one message to every listener (this instance's too). */
+  send(text: string): Promise<void>;
+  /** Starts listening (once, with the first subscriber); resolves to the stop. */
+  listen(hear: (text: string) => void): Promise<() => Promise<void> | void>;
+}

@@ -5,7 +5,7 @@
  * effect on the next request of every instance sharing the storage (the contract allows 1 s).
  */
 import { type Account, BadRequestError, type Clock, ConflictError, type CreatedKey, type CreateKeyInput, DEFAULT_MAX_KEYS, DEFAULT_PLAN_NAME, isoTime, KEY_HEADER, KEY_PREFIX, type KeyInfo, type KeyType, MANAGE_KEY_DURATIONS, type ManageKeyDuration, MAX_KEY_SILOS, NotFoundError, type PlanLimits, type Plans, type Principal, systemClock, UnauthorizedError, ValidationError, withDefaultPlan , DEFAULT_PLAN, planNamed } from '../model/index.js';
-import type { SiloStorage, StoredKey } from '../storage/types.js';
+import type { SiloStorage, StoredKey } from '../storage/index.js';
 import { generateKeyValue, hashKeyValue, MAX_KEY_VALUE_LENGTH, sameHash } from './key-values.js';
 import { cachedPlanNames } from './plan-names.js';
 import { canonicalUuid } from './silo-ids.js';

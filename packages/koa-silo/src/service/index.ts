@@ -5,7 +5,7 @@ export { DEFAULT_MAX_DATA_BYTES, DEFAULT_PLAN_NAME, type PlanLimits, type Plans 
 export { KEY_HEADER, KEY_PREFIX } from '../model/index.js';
 export type { Clock } from '../model/index.js';
 
-import type { SiloStorage } from '../storage/types.js';
+import type { SiloStorage } from '../storage/index.js';
 import { createAccountService } from './account-service.js';
 import type { Clock, Plans } from '../model/index.js';
 import { createSiloService, type SiloServiceOptions } from './silo-service.js';

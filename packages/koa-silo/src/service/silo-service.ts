@@ -9,9 +9,9 @@
  * writer that lost its lock (paused past the lock's lifetime) cannot overwrite anyone's write.
  */
 import { type Clock, type CreateSiloInput, DEFAULT_HISTORY_VERSIONS, DEFAULT_PLAN, type IfMatch, isoTime, metaOf, nextUpdatedAt, NotFoundError, PayloadTooLargeError, type PendingDelivery, type PlanLimits, planNamed, type Plans, PreconditionFailedError, type Region, type SiloDataRecord, type SiloEvent, type SiloFields, type SiloHandle, type SiloMeta, type SiloPage, type SiloPatch, type SiloRecord, StorageUnavailableError, systemClock, type UpdateSiloInput, type VersionData, type VersionInfo, type VersionPage, withDefaultPlan } from '../model/index.js';
-import type { NewSilo, NextVersion, SiloHead, SiloStorage } from '../storage/types.js';
+import type { HeldLock, NewSilo, NextVersion, SiloHead, SiloStorage } from '../storage/index.js';
 import { cachedPlanNames, type PlanNameOf } from './plan-names.js';
-import { applySiloPatch, type Patched } from './patches.js';
+import { applySiloPatch, type Patched } from './silo-patch.js';
 
 import { canonicalUuid, newSiloUuid } from './silo-ids.js';
 import type { SiloService } from './types.js';
@@ -164,30 +164,38 @@ export function createSiloService(storage: SiloStorage, options: SiloServiceOpti
   }
 
   /**
-   * One write of a silo: under its lock, against its current head, committed only if that head
-   * is still current when the commit lands (else tried again with the new head).
+   * A commit to silo `id` under its lock, against its current head: `attempt` commits (its result)
+   * only if that head is still current when the commit lands, else says undefined and is tried
+   * again with the new head. A stale If-Match is refused before the lock (it can never become
+   * current again) and against every head tried.
    */
-  async function write(account: string, uuid: string, ifMatch: IfMatch, change: Change): Promise<SiloDataRecord> {
-    const id = idOf(uuid);
-    // A cheap refusal before taking the lock: a stale If-Match can never become current again.
+  async function underLock<T>(account: string, id: string, ifMatch: IfMatch, attempt: (current: SiloHead, fence: HeldLock['fence']) => Promise<T | undefined>): Promise<T> {
     if (ifMatch !== undefined) checkIfMatch(await owned(account, id), ifMatch);
-    const { historyVersions = DEFAULT_HISTORY_VERSIONS } = await limits(account);
     return storage.locks.withLock(storage.siloLock(account, id), async (lock) => {
-      for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
-        if (attempt > 0) await lock.contended();
+      for (let tries = 0; tries < WRITE_ATTEMPTS; tries++) {
+        if (tries > 0) await lock.contended();
         const current = await owned(account, id);
         checkIfMatch(current, ifMatch);
-        let text: string | undefined;
-        const currentText = async () => (text ??= (await load(current)).text);
-        const planned = await change(current, currentText);
-        const event = writeEvent(current, planned.next);
-        const head = await storage.writeVersion(current, planned.next, historyVersions, lock.fence, await outboxFor(event));
-        if (head) {
-          onCommit(event);
-          return { record: recordOf(head), text: planned.text ?? planned.next.data?.text ?? (await currentText()) };
-        }
+        const done = await attempt(current, lock.fence);
+        if (done !== undefined) return done;
       }
       throw new StorageUnavailableError(new Error(`silo ${id} kept changing under ${WRITE_ATTEMPTS} attempts`));
+    });
+  }
+
+  /** One write of a silo: a new version made by `change` from the current one. */
+  async function write(account: string, uuid: string, ifMatch: IfMatch, change: Change): Promise<SiloDataRecord> {
+    const id = idOf(uuid);
+    const { historyVersions = DEFAULT_HISTORY_VERSIONS } = await limits(account);
+    return underLock(account, id, ifMatch, async (current, fence) => {
+      let text: string | undefined;
+      const currentText = async () => (text ??= (await load(current)).text);
+      const planned = await change(current, currentText);
+      const event = writeEvent(current, planned.next);
+      const head = await storage.writeVersion(current, planned.next, historyVersions, fence, await outboxFor(event));
+      if (!head) return undefined;
+      onCommit(event);
+      return { record: recordOf(head), text: planned.text ?? planned.next.data?.text ?? (await currentText()) };
     });
   }
 
@@ -313,17 +321,11 @@ export function createSiloService(storage: SiloStorage, options: SiloServiceOpti
     },
 
     async delete(account: string, uuid: string, ifMatch?: IfMatch): Promise<void> {
-      const id = idOf(uuid);
-      checkIfMatch(await owned(account, id), ifMatch);
-      await storage.locks.withLock(storage.siloLock(account, id), async (lock) => {
-        for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
-          if (attempt > 0) await lock.contended();
-          const current = await owned(account, id);
-          checkIfMatch(current, ifMatch);
-          const event: SiloEvent = { type: 'delete', account, silo: { ...metaOf(current), version: current.version } };
-          if (await storage.deleteSilo(current, lock.fence, await outboxFor(event))) return onCommit(event);
-        }
-        throw new StorageUnavailableError(new Error(`silo ${id} kept changing under ${WRITE_ATTEMPTS} attempts`));
+      await underLock(account, idOf(uuid), ifMatch, async (current, fence) => {
+        const event: SiloEvent = { type: 'delete', account, silo: { ...metaOf(current), version: current.version } };
+        if (!(await storage.deleteSilo(current, fence, await outboxFor(event)))) return undefined;
+        onCommit(event);
+        return true;
       });
     },
 

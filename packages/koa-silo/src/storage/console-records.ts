@@ -6,11 +6,11 @@ import { parseOr } from './stored-json.js';
 import type { ConsoleSession, StoredUser } from '../model/index.js';
 import type { ConsoleRecords } from './types.js';
 import type { KeyvTextStore } from './keyv-text-store.js';
-import type { Optimistic } from './optimistic.js';
+import type { ReadModifyWrite } from './read-modify-write.js';
 import type { StorageKeys } from './storage-keys.js';
 
 
-export function createConsoleRecords({ main, keys, readModifyWrite }: { main: KeyvTextStore; keys: StorageKeys; readModifyWrite: Optimistic }): ConsoleRecords {
+export function createConsoleRecords({ main, keys, readModifyWrite }: { main: KeyvTextStore; keys: StorageKeys; readModifyWrite: ReadModifyWrite }): ConsoleRecords {
   return {
     async getUser(name) {
       const text = await main.get(keys.user(name));

@@ -2,8 +2,11 @@ export { createStorage, UnsupportedStoreError, type StorageOptions } from './sil
 export { DEFAULT_STORAGE_TIMEOUT_MS, StorageTimeoutError } from './storage-guard.js';
 export { DEFAULT_LOCK_TIMING, type LockTiming } from './lease-locks.js';
 export { DEFAULT_PREFIX, storageKeys, type StorageKeys } from './storage-keys.js';
-export { DEFAULT_SWEEP_GRACE_MS } from './versions.js';
+export { DEFAULT_SWEEP_GRACE_MS } from './silo-records.js';
 export type { KeyListingAdapter } from './list-keys.js';
+export { eventTransportOf } from './redis-events.js';
+export { startSweeper } from './sweeper.js';
+export type { HeldLock } from './types.js';
 export type {
   AtomicAdapter,
   AtomicBatch,

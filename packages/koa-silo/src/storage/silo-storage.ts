@@ -24,9 +24,9 @@ import { sortedListIndexFor } from './sorted-list-index.js';
 import { DEFAULT_STORAGE_TIMEOUT_MS } from './storage-guard.js';
 import { storageKeys } from './storage-keys.js';
 import type { Locks, SiloStorage, StoredKey } from './types.js';
-import { createVersions } from './versions.js';
+import { createVersions } from './silo-records.js';
 import { createWebhookRecords } from './webhook-records.js';
-import { optimistic } from './optimistic.js';
+import { readModifyWriteOf } from './read-modify-write.js';
 import { createConsoleRecords } from './console-records.js';
 
 export interface StorageOptions {
@@ -94,14 +94,14 @@ export function createStorage(options: StorageOptions): SiloStorage {
   const owners = keys.clustered ? new SiloOwners(main, keys) : undefined;
   const versions = createVersions({ main, regions: regionStores, keys, atomic, locks, owners });
 
-  const change = optimistic(main, atomic);
+  const readModifyWrite = readModifyWriteOf(main, atomic);
 
   /** A read-modify-write of a JSON list, committed only if the list is unchanged meanwhile; false when `decide` declines. */
   function changeList<T>(
     listKey: string,
     decide: (list: T[], raw: string | undefined) => { set?: [string, string][]; delete?: string[] } | undefined,
   ): Promise<boolean> {
-    return change([listKey], ([raw]) => {
+    return readModifyWrite([listKey], ([raw]) => {
       const plan = decide(parse<T[]>(raw) ?? [], raw);
       return plan ? { result: true, ...plan } : { result: false };
     });
@@ -137,26 +137,21 @@ export function createStorage(options: StorageOptions): SiloStorage {
     removeAccount(name) {
       const listKey = keys.accounts();
       const keyList = keys.keys(name);
-      return locks.withLock(listKey, async () => {
+      return locks.withLock(listKey, () =>
         // Its emptied list of keys goes too, and the list of accounts once it is empty: an import
         // undone leaves no record at all behind.
-        for (let attempt = 0; attempt < 20; attempt++) {
-          const [raw, keysRaw] = await Promise.all([main.get(listKey), main.get(keyList)]);
+        readModifyWrite([listKey, keyList], ([raw, keysRaw]) => {
           const names = parse<string[]>(raw) ?? [];
-          if (!names.includes(name)) return false;
+          if (!names.includes(name)) return { result: false };
           if (keysRaw !== undefined && keysRaw !== '[]') throw new Error(`account ${JSON.stringify(name)} still has keys: remove them first`);
           const rest = names.filter((n) => n !== name);
-          const committed = await atomic.apply({
-            expect: [[listKey, raw], [keyList, keysRaw]],
+          return {
+            result: true,
             set: rest.length > 0 ? [[listKey, JSON.stringify(rest)]] : [],
             delete: [keys.account(name), ...(keysRaw !== undefined ? [keyList] : []), ...(rest.length > 0 ? [] : [listKey])],
-            indexAdd: [],
-            indexRemove: [],
-          });
-          if (committed) return true;
-        }
-        throw new Error(`${listKey} kept changing under 20 attempts`);
-      });
+          };
+        }),
+      );
     },
 
     isEmpty() {
@@ -201,7 +196,7 @@ export function createStorage(options: StorageOptions): SiloStorage {
 
     ...versions,
     ...createWebhookRecords({ main, keys, atomic, outbox }),
-    ...createConsoleRecords({ main, keys, readModifyWrite: change }),
+    ...createConsoleRecords({ main, keys, readModifyWrite }),
 
     importSilo: createImportSilo({ main, regions: regionStores, keys, atomic, owners }),
 

@@ -36,11 +36,6 @@
  *   <p>:owner:<uuid>            the account that owns a silo (for reads by uuid alone)
  * A cluster spreads accounts over its nodes; one account's silos live on one node.
  *
- * Written by Silo before versions existed, read once and upgraded in place (legacy.ts; never on a
- * cluster, which Silo did not support then):
- *   <p>:meta:<uuid>             SiloRecord JSON
- *   <p>:data:<R>:<uuid>         header line (SiloRecord JSON), "\n", the JSON text
- *
  * Names chosen by people (accounts) are URI-encoded so that no name can reach into another key
  * (nor hold a brace, which would change a key's hash slot).
  */
@@ -81,8 +76,6 @@ export interface StorageKeys {
   session(hash: string): string;
   /** How to find every blob of `region` (for the orphan sweep). */
   blobs(region: Region): BlobKeys;
-  legacyMeta(uuid: string): string;
-  legacyData(region: Region, uuid: string): string;
 }
 
 /**
@@ -161,7 +154,5 @@ export function storageKeys(prefix: string = DEFAULT_PREFIX, clustered = false):
         },
       };
     },
-    legacyMeta: (uuid) => `${prefix}:meta:${uuid}`,
-    legacyData: (region, uuid) => `${prefix}:data:${region}:${uuid}`,
   };
 }

@@ -4,7 +4,7 @@
  * per-account sorted index by due time, both in the account's slot; written by the commits of
  * silo writes, see versions.ts), and each webhook's recent attempts.
  *
- * Every change is optimistic: read, compute, commit expecting what was read, again if it moved.
+ * Every change is a read-modify-write: read, compute, commit expecting what was read, again if it moved.
  * A delivery is claimed the same way (its entry rewritten with the claim's end as its due time),
  * so two instances never attempt one delivery at once.
  */
@@ -13,7 +13,7 @@ import type { DeliveryAttempt, PendingDelivery, StoredWebhook } from '../model/i
 import type { Atomic } from './atomic.js';
 import type { KeyvTextStore } from './keyv-text-store.js';
 import type { StorageKeys } from './storage-keys.js';
-import { optimistic } from './optimistic.js';
+import { readModifyWriteOf } from './read-modify-write.js';
 import type { ListIndex, WebhookRecords } from './types.js';
 
 /** Attempts kept per webhook for its deliveries list. */
@@ -28,7 +28,7 @@ interface Deps {
 }
 
 export function createWebhookRecords({ main, keys, atomic, outbox }: Deps): WebhookRecords {
-  const readModifyWrite = optimistic(main, atomic);
+  const readModifyWrite = readModifyWriteOf(main, atomic);
 
   const hooksOf = (text: string | undefined) => parseOr<StoredWebhook[]>(text, []);
 

@@ -15,7 +15,7 @@ import { accountNameProblem, keyNameProblem, userNameProblem } from '../schemas/
 import { createSiloBody, timestamp, type CreateSiloBody } from '../schemas/silo.js';
 import { isPlainObject, validator } from '../schemas/validate.js';
 import { canonicalUuid } from '../service/silo-ids.js';
-import type { ImportedSilo, ImportedVersion, StoredKey } from '../storage/types.js';
+import type { ImportedSilo, ImportedVersion, StoredKey } from '../storage/index.js';
 import { webhookUrlProblem } from '../webhooks/address-guard.js';
 
 export interface RecordRules {

@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { type Clock, type DeliveryAttempt, isoTime, NotFoundError, type PendingDelivery, type SiloEvent, type StoredWebhook, systemClock, ValidationError, type ValidationIssue, type WebhookEventType, type WebhookInfo } from '../model/index.js';
 import { canonicalUuid } from '../service/silo-ids.js';
-import type { SiloStorage } from '../storage/types.js';
+import type { SiloStorage } from '../storage/index.js';
 import { bareHostname, BlockedAddressError, REFUSED_RULE, resolveDeliveryAddress, webhookUrlProblem, type GuardOptions } from './address-guard.js';
 import { newMessageId, newWebhookSecret } from './signature.js';
 

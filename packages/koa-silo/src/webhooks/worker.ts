@@ -10,7 +10,7 @@
  */
 import type { SiloLogger } from '../options.js';
 import { type DeliveryAttempt, type DeliveryTiming, isoTime, type PendingDelivery, type StoredWebhook } from '../model/index.js';
-import type { SiloStorage } from '../storage/types.js';
+import type { SiloStorage } from '../storage/index.js';
 import { postWebhook } from './post.js';
 import { signatureHeaders } from './signature.js';
 

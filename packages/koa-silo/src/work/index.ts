@@ -4,7 +4,7 @@
  * (below INLINE_CHARS: a parse of 64 KB takes about a third of a millisecond); large work runs on
  * the worker pool (pool.ts) in its account's turn, with deadlines and a capped heap.
  */
-import { appendOnly, type Patched } from '../service/patches.js';
+import { appendOnly, type Patched } from '../service/silo-patch.js';
 import type { SiloPatch } from '../model/index.js';
 import type { BodyShape, CheckedBody } from './body-check.js';
 import { WorkerPool, type PoolOptions } from './pool.js';

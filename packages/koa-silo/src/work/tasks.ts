@@ -12,7 +12,7 @@ import { compile, parseJson, toJSON } from 'silo-query';
 import { type Region, SiloError, type SiloPatch } from '../model/index.js';
 import { estimateParsedBytes } from '../limits/heap-estimate.js';
 import { VersionCache } from '../limits/version-cache.js';
-import { applySiloPatch, type Patched } from '../service/patches.js';
+import { applySiloPatch, type Patched } from '../service/silo-patch.js';
 import { checkBody, type BodyShape, type CheckedBody } from './body-check.js';
 
 export interface QueryTask {

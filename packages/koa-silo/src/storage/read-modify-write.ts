@@ -13,11 +13,11 @@ export interface Decision<T> {
   delete?: string[];
 }
 
-export type Optimistic = <T>(read: string[], decide: (texts: (string | undefined)[]) => Decision<T>) => Promise<T>;
+export type ReadModifyWrite = <T>(read: string[], decide: (texts: (string | undefined)[]) => Decision<T>) => Promise<T>;
 
 const TRIES = 20;
 
-export function optimistic(main: KeyvTextStore, atomic: Atomic): Optimistic {
+export function readModifyWriteOf(main: KeyvTextStore, atomic: Atomic): ReadModifyWrite {
   return async (read, decide) => {
     for (let i = 0; i < TRIES; i++) {
       const texts = await main.getMany(read);

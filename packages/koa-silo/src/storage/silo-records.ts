@@ -21,7 +21,6 @@ import type { Atomic } from './atomic.js';
 import { joinTail } from './blob-text.js';
 import { blobMadeAt, newBlobId, newEtag } from './ids.js';
 import type { KeyvTextStore } from './keyv-text-store.js';
-import { upgradeLegacySilo } from './legacy.js';
 import { listKeysWithPrefix } from './list-keys.js';
 import { ParsedRecords } from './parsed-records.js';
 import type { SiloOwners } from './silo-owners.js';
@@ -90,9 +89,8 @@ export function createVersions(deps: VersionsDeps): Versions {
 
   const heads = new ParsedRecords<SiloHead>();
 
-  async function readHead(uuid: string, raw: string | undefined): Promise<SiloHead | undefined> {
-    if (raw !== undefined) return heads.parse(raw);
-    return keys.clustered ? undefined : upgradeLegacySilo(deps, uuid);
+  async function readHead(raw: string | undefined): Promise<SiloHead | undefined> {
+    return raw === undefined ? undefined : heads.parse(raw);
   }
 
   /**
@@ -102,7 +100,7 @@ export function createVersions(deps: VersionsDeps): Versions {
   async function headOf(uuid: string, account: string | undefined): Promise<SiloHead | undefined> {
     const under = account ?? (owners ? await owners.of(uuid) : '');
     if (under === undefined) return undefined;
-    const head = await readHead(uuid, await main.get(keys.silo(under, uuid).head));
+    const head = await readHead(await main.get(keys.silo(under, uuid).head));
     return account === undefined || head?.account === account ? head : undefined;
   }
 
@@ -192,7 +190,7 @@ export function createVersions(deps: VersionsDeps): Versions {
 
     async getHeads(account, uuids) {
       const texts = await main.getMany(uuids.map((uuid) => keys.silo(account, uuid).head));
-      return Promise.all(texts.map((text, i) => readHead(uuids[i]!, text)));
+      return Promise.all(texts.map((text) => readHead(text)));
     },
 
     getVersions,

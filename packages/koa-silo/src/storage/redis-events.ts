@@ -4,8 +4,12 @@
  * subscribe mode can do nothing else), made from the storage's client with its settings, which
  * reconnects and resubscribes by itself.
  */
-import type { RedisNative } from '../storage/redis-native.js';
-import type { BusTransport } from './shared-bus.js';
+import type { BusTransport } from '../model/index.js';
+import { RedisNative } from './redis-native.js';
+import { KeyvTextStore } from './keyv-text-store.js';
+import { DEFAULT_STORAGE_TIMEOUT_MS } from './storage-guard.js';
+import { DEFAULT_PREFIX } from './storage-keys.js';
+import type { Keyv } from 'keyv';
 
 /** What a node-redis client (single or cluster) in subscribe mode offers. */
 interface RedisSubscriber {
@@ -15,7 +19,17 @@ interface RedisSubscriber {
   destroy(): void;
 }
 
-export function redisTransport(redis: RedisNative, channel: string): BusTransport {
+/**
+ * How the change feed's events travel between the instances sharing `main`: on Redis (or a
+ * cluster), one pub/sub channel under the storage's prefix; undefined on any other store (the
+ * events then stay in their process).
+ */
+export function eventTransportOf(main: Keyv, options: { prefix?: string | undefined; timeoutMs?: number | undefined }): BusTransport | undefined {
+  const redis = RedisNative.of(main, new KeyvTextStore(main, options.timeoutMs ?? DEFAULT_STORAGE_TIMEOUT_MS));
+  return redis && redisTransport(redis, redis.redisKey(`${options.prefix ?? DEFAULT_PREFIX}:events`));
+}
+
+function redisTransport(redis: RedisNative, channel: string): BusTransport {
   return {
     async send(text) {
       await redis.send(['PUBLISH', channel, text], channel);
