@@ -20,7 +20,8 @@ export const CANDIDATES: ReadonlyArray<{ key: CandidateKey; label: string }> = [
   { key: 'baseline', label: 'hand-written JS' },
 ];
 
-export type CaseGroup = 'path' | 'search' | 'like';
+/** `list`: the query language of contract §16 (filter, sort, limit), issue 16. */
+export type CaseGroup = 'path' | 'search' | 'like' | 'list';
 
 export interface JsonPathSpec {
   path: string;
@@ -45,6 +46,8 @@ export interface BenchCase {
   baselineCode: string;
   /** A sanity check of the (agreed) result so the case measures what it claims to. */
   check: (result: unknown) => string | undefined;
+  /** For a target measured against another case: that case's id (its compile ops/s). */
+  versus?: string;
 }
 
 interface UserDocument {
@@ -265,7 +268,101 @@ export function buildCases(): BenchCase[] {
       check: emptyArray,
     },
   );
+  cases.push(...listCases(records100k));
   return cases;
+}
+
+/** The eight conditions of the filter case, in the order a user might write them. */
+export const FILTER_8 =
+  'age ge 25 and age le 70 and active eq true and city eq "Lisbon" and score gt 10 and ' +
+  'name lk "%a%" and address.zip ne "00000" and id exists';
+
+const sortNa = { na: 'JSONPath has no sorting, limit or offset' };
+const byScore = (a: PersonRecord, b: PersonRecord): number => a.score - b.score;
+const byScoreDesc = (a: PersonRecord, b: PersonRecord): number => b.score - a.score;
+// The names are ASCII, where UTF-16 order is code point order.
+const byName = (a: PersonRecord, b: PersonRecord): number => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+const sortedArray = (n: number) => (r: unknown): string | undefined =>
+  Array.isArray(r) && r.length === n ? undefined : `expected an array of ${n} elements`;
+
+/** Contract §16 (issue 16): a filter of 8 conditions with sort and limit, and sorts of 100 000 objects. */
+function listCases(records: readonly PersonRecord[]): BenchCase[] {
+  const n = records.length;
+  const size = fmtSize(n);
+  return [
+    {
+      id: 'filter-8-sort-limit-100k',
+      title: `filter of 8 conditions, sort=-score, limit=20 (${size} objects)`,
+      group: 'list',
+      size: n,
+      params: `filter=${encodeURIComponent(FILTER_8)}&sort=-score&limit=20`,
+      data: records,
+      jsonpath: sortNa,
+      baseline: (d) => {
+        const a = d as PersonRecord[];
+        const out: PersonRecord[] = [];
+        for (let i = 0; i < a.length; i++) {
+          const o = a[i]!;
+          if (o.age >= 25 && o.age <= 70 && o.active === true && o.city === 'Lisbon' && o.score > 10 &&
+            o.name.includes('a') && o.address.zip !== '00000' && o.id !== undefined) out.push(o);
+        }
+        return out.sort(byScoreDesc).slice(0, 20);
+      },
+      baselineCode: "for (const o of d) if (o.age >= 25 && o.age <= 70 && o.active === true && o.city === 'Lisbon' && " +
+        "o.score > 10 && o.name.includes('a') && o.address.zip !== '00000' && o.id !== undefined) out.push(o); " +
+        'out.sort((a, b) => b.score - a.score).slice(0, 20)',
+      check: sortedArray(20),
+      versus: 'search-eq-100k',
+    },
+    {
+      id: 'sort-number-100k',
+      title: `sort=score (${size} objects)`,
+      group: 'list',
+      size: n,
+      params: 'sort=score',
+      data: records,
+      jsonpath: sortNa,
+      baseline: (d) => (d as PersonRecord[]).slice().sort(byScore),
+      baselineCode: 'd.slice().sort((a, b) => a.score - b.score)',
+      check: sortedArray(n),
+    },
+    {
+      id: 'sort-string-100k',
+      title: `sort=name (${size} objects)`,
+      group: 'list',
+      size: n,
+      params: 'sort=name',
+      data: records,
+      jsonpath: sortNa,
+      baseline: (d) => (d as PersonRecord[]).slice().sort(byName),
+      baselineCode: 'd.slice().sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))',
+      check: sortedArray(n),
+    },
+    {
+      id: 'sort-2-keys-100k',
+      title: `sort=city,-score (${size} objects)`,
+      group: 'list',
+      size: n,
+      params: 'sort=city,-score',
+      data: records,
+      jsonpath: sortNa,
+      baseline: (d) => (d as PersonRecord[]).slice().sort((a, b) => (a.city < b.city ? -1 : a.city > b.city ? 1 : b.score - a.score)),
+      baselineCode: 'd.slice().sort((a, b) => (a.city < b.city ? -1 : a.city > b.city ? 1 : b.score - a.score))',
+      check: sortedArray(n),
+    },
+    {
+      id: 'sort-top-20-100k',
+      title: `sort=-score, limit=20: top 20 (${size} objects)`,
+      group: 'list',
+      size: n,
+      params: 'sort=-score&limit=20',
+      data: records,
+      jsonpath: sortNa,
+      baseline: (d) => (d as PersonRecord[]).slice().sort(byScoreDesc).slice(0, 20),
+      baselineCode: 'd.slice().sort((a, b) => b.score - a.score).slice(0, 20)',
+      check: sortedArray(20),
+    },
+  ];
 }
 
 export type CandidateFns = Record<CandidateKey, Fn | { na: string }>;

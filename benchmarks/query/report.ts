@@ -1,6 +1,6 @@
 /** Renders the results of a run as `benchmarks/results/query.md` (the JSON is the raw object). */
 import type { MachineInfo as BaseMachineInfo } from '../common.js';
-import { CANDIDATES, type CandidateKey } from './cases.js';
+import { CANDIDATES, FILTER_8 as FILTER_8_TEXT, type CandidateKey } from './cases.js';
 import type { Measurement } from './harness.js';
 
 /** The machine, and its load when the run started. */
@@ -13,12 +13,14 @@ export type CandidateResult = Measurement | { na: string };
 export interface CaseResult {
   id: string;
   title: string;
-  group: 'path' | 'search' | 'like';
+  group: 'path' | 'search' | 'like' | 'list';
   params: string;
   jsonpath: { path: string; eval: false | 'safe' } | { na: string };
   baselineCode: string;
   result: string;
   candidates: Record<CandidateKey, CandidateResult>;
+  /** The case a target compares this one with (its compile ops/s), if any. */
+  versus?: string;
   ratios: {
     compileVsJsonpath: number | null;
     compileVsBaseline: number | null;
@@ -172,10 +174,12 @@ export function renderMarkdown(res: QueryBenchResults): string {
     L.push(`| ${c.title} | \`${esc(c.params)}\` | ${esc(jp)} | \`${esc(c.baselineCode)}\` | ${esc(c.result)} |`);
   }
   L.push('');
-  L.push('Data: path cases use one ~1 KB user document; idx+path and search use records ' +
+  L.push('Data: path cases use one ~1 KB user document; idx+path, search, filter and sort use records ' +
     '`{id, name, age, city, active, score, address: {street, zip}}` from a seeded PRNG ' +
     '(mulberry32), the 10 000-object cases being the first 10 000 of the 100 000. ' +
-    '`query` parses the query string on every call; `compile` parses it once.');
+    '`query` parses the query string on every call; `compile` parses it once. ' +
+    'The filter case\'s parameter is `filter=' + esc(FILTER_8_TEXT) + '` (URL-encoded); `and` runs its ' +
+    'equality conditions first, whatever the order written.');
   L.push('');
   L.push('## How to reproduce');
   L.push('');

@@ -4,6 +4,7 @@
  *   query(data, 'path=profile.address.city')            // → "London"
  *   const byCity = compile('q=city&value=Lisbon');      // parse and validate once
  *   byCity(records)                                     // → the matching records
+ *   compile('filter=price gt 100&sort=-price&limit=20').run(records)   // → { items, total }
  *
  * Invalid parameters throw `SiloQueryError` whose `detail` is the API's 422 body `detail`.
  *
@@ -11,8 +12,18 @@
  * would change it), queries compare and convert them exactly, `toJSON` writes them back as
  * they were sent.
  */
-export { compile, query, type CompiledQuery } from './query.js';
-export { hasQueryParams, PARAM_NAMES, type ParamName, type QueryParams } from './params.js';
+export { compile, query, type CompiledQuery, type QueryRun } from './query.js';
+export {
+  hasQueryParams,
+  PARAM_NAMES,
+  reportsTotalCount,
+  TOTAL_COUNT_PARAM_NAMES,
+  type ParamName,
+  type QueryParams,
+} from './params.js';
+export { LIST_PARAM_NAMES, type ListParamName } from './list-params.js';
+export { QUERY_BOUNDS } from './bounds.js';
+export { FILTER_OPS, type FilterOp } from './filter-parse.js';
 export { SiloQueryError, ErrorType, type SiloQueryErrorItem } from './errors.js';
 export { toJSON } from './json.js';
 export type { JsonValue } from './json-value.js';

@@ -1,6 +1,7 @@
 /**
- * Reads the six parameters (idx, path, output, q, value, op) and validates them into a plan.
- * Every problem is collected; one `SiloQueryError` lists them all, in parameter order.
+ * Reads the parameters (§5's idx, path, output, q, value, op and §16's filter, sort, limit,
+ * offset, fields) and validates them into a plan. Every problem is collected; one
+ * `SiloQueryError` lists them all, in parameter order. list-params.ts reads §16's five.
  *
  * Decisions beyond the contract (documented in the README):
  * - Any other parameter is ignored (clients add cache-busters). Names are case-sensitive.
@@ -8,10 +9,13 @@
  * - Empty values: `idx=` is `int_parsing`; `path=` and `q=` are `path_segment_empty`;
  *   `output=` and `op=` are `enum`; `value=` is the empty string (a valid value).
  * - `value` or `op` without `q` is a 422 `missing` at `["query","q"]` (they mean nothing alone).
+ * - `idx` or `output` with any list parameter is a 422 `not_supported`, as with search; so is
+ *   `fields` with `path` (one projection at a time).
  */
 import { OUTPUTS, UNSUPPORTED_OUTPUTS, type Output } from './convert.js';
 import { ErrorType, SiloQueryError, type SiloQueryErrorItem } from './errors.js';
 import { likeRefusal, type LikeRefusal } from './like.js';
+import { LIST_PARAM_NAMES, readListPlan, type ListParamName, type ListPlan } from './list-params.js';
 import { isCanonicalIndex, parsePath, type Segment } from './path.js';
 import { OPS, type Op } from './search.js';
 
@@ -25,9 +29,16 @@ export type QueryParams =
   | string
   | Readonly<Record<string, string | readonly string[] | undefined>>;
 
-/** The parameters silo-query reads; all others are ignored. */
-export const PARAM_NAMES = ['idx', 'path', 'output', 'q', 'value', 'op'] as const;
+/** The parameters silo-query reads, in the order errors are listed; all others are ignored. */
+export const PARAM_NAMES = ['idx', 'path', 'output', 'q', 'value', 'op', ...LIST_PARAM_NAMES] as const;
 export type ParamName = (typeof PARAM_NAMES)[number];
+
+/**
+ * The search, filter and paging parameters: an answer to a query that uses any of them carries
+ * `X-Total-Count` (contract §16). `sort` and `fields` alone do not: they order or shape a list
+ * without selecting from it.
+ */
+export const TOTAL_COUNT_PARAM_NAMES = ['q', 'value', 'op', 'filter', 'limit', 'offset'] as const satisfies readonly ParamName[];
 
 /** What the parameters ask for, validated. */
 export interface Plan {
@@ -39,6 +50,8 @@ export interface Plan {
   output: Output;
   /** The search, when `q` is given. */
   search: { q: Segment[]; op: Op; value: string } | undefined;
+  /** The list parameters (filter, sort, limit, offset, fields), when any is given. */
+  list: ListPlan | undefined;
 }
 
 type Values = Partial<Record<ParamName, unknown[]>>;
@@ -51,11 +64,25 @@ function isSearchParamsLike(p: unknown): p is SearchParamsLike {
   return typeof p === 'object' && p !== null && typeof (p as Partial<SearchParamsLike>).getAll === 'function';
 }
 
-/** The raw values of the six parameters: absent ones are missing from the result. */
+/** Our names, for a lookup by name (an object without prototype: `__proto__` is no name of ours). */
+const IS_PARAM: Readonly<Record<string, true>> = Object.assign(Object.create(null) as Record<string, true>, ...PARAM_NAMES.map((n) => ({ [n]: true })));
+
+/** The raw values of the parameters: absent ones are missing from the result. */
 function readValues(params: QueryParams): Values {
   const out: Values = {};
-  if (typeof params === 'string' || isSearchParamsLike(params)) {
+  if (typeof params === 'string' || params instanceof URLSearchParams) {
+    // One walk over the pairs (the usual query string holds few), rather than a getAll per name.
     const sp = typeof params === 'string' ? new URLSearchParams(params) : params;
+    for (const [name, value] of sp) {
+      if (IS_PARAM[name] !== true) continue;
+      const list = out[name as ParamName];
+      if (list === undefined) out[name as ParamName] = [value];
+      else list.push(value);
+    }
+    return out;
+  }
+  if (isSearchParamsLike(params)) {
+    const sp = params;
     for (const name of PARAM_NAMES) {
       const all = sp.getAll(name);
       if (all.length > 0) out[name] = all;
@@ -76,11 +103,25 @@ function readValues(params: QueryParams): Values {
   return out;
 }
 
-/** `true` when any of idx, path, output, q, value, op is present (even with an empty value). */
+/** `true` when any parameter silo-query reads (`PARAM_NAMES`) is present (even with an empty value). */
 export function hasQueryParams(params: QueryParams): boolean {
   const values = readValues(params);
   return PARAM_NAMES.some((name) => values[name] !== undefined);
 }
+
+/**
+ * `true` when any search, filter or paging parameter (`TOTAL_COUNT_PARAM_NAMES`: q, value, op,
+ * filter, limit, offset) is present, even with an empty value: then an answer carries
+ * `X-Total-Count` (the compiled query's `run` gives the count).
+ */
+export function reportsTotalCount(params: QueryParams): boolean {
+  const values = readValues(params);
+  return TOTAL_COUNT_PARAM_NAMES.some((name) => values[name] !== undefined);
+}
+
+/** `a`, `a or b`, `a, b or c`. */
+const wordList = (words: readonly string[]): string =>
+  words.length === 1 ? words[0]! : `${words.slice(0, -1).join(', ')} or ${words[words.length - 1]!}`;
 
 const quoteList = (words: readonly string[]): string => {
   const q = words.map((w) => `'${w}'`);
@@ -113,12 +154,16 @@ export function readPlan(params: QueryParams): Plan {
   }
   const present = (name: ParamName): boolean => values[name] !== undefined;
   const searching = present('q');
+  const listing = LIST_PARAM_NAMES.filter(present);
+  // What idx and output cannot be combined with: the search, or any list parameter.
+  const lists = searching || listing.length > 0;
+  const listNames = (): string => (listing.length === 0 ? 'search (q)' : wordList([...(searching ? ['q'] : []), ...listing]));
 
   // idx
   let idx: number | undefined;
   if (one.idx !== undefined) {
-    if (searching) {
-      fail('idx', ErrorType.notSupported, 'idx cannot be combined with search (q)');
+    if (lists) {
+      fail('idx', ErrorType.notSupported, `idx cannot be combined with ${listNames()}`);
     } else if (isCanonicalIndex(one.idx)) {
       idx = Number(one.idx);
     } else {
@@ -139,8 +184,8 @@ export function readPlan(params: QueryParams): Plan {
   // output
   let output: Output = 'json';
   if (one.output !== undefined) {
-    if (searching) {
-      fail('output', ErrorType.notSupported, 'output cannot be combined with search (q)');
+    if (lists) {
+      fail('output', ErrorType.notSupported, `output cannot be combined with ${listNames()}`);
     } else if ((OUTPUTS as readonly string[]).includes(one.output)) {
       output = one.output as Output;
     } else if (UNSUPPORTED_OUTPUTS.includes(one.output)) {
@@ -179,11 +224,17 @@ export function readPlan(params: QueryParams): Plan {
     if (refusal !== undefined) errors.push(likeRefusalIssue(refusal));
   }
 
+  // filter, sort, limit, offset, fields
+  const list = readListPlan(one, (name: ListParamName) => present(name), errors);
+  if (one.fields !== undefined && present('path')) {
+    fail('fields', ErrorType.notSupported, 'fields cannot be combined with path: choose one projection');
+  }
+
   if (errors.length > 0) throw new SiloQueryError(sortByParam(errors));
   const search = searching && q !== undefined && one.value !== undefined
     ? { q, op, value: one.value }
     : undefined;
-  return { idx, path, output, search };
+  return { idx, path, output, search, list };
 }
 
 /** The 422 item of a refused LIKE pattern (like.ts states the limits and why). */
@@ -208,7 +259,7 @@ function emptySegmentMessage(name: ParamName, path: string): string {
   return `${name} has an empty segment: segments are separated by single dots, with no dot at the start or end`;
 }
 
-/** Errors in parameter order (idx, path, output, q, value, op), stable within a parameter. */
+/** Errors in parameter order (`PARAM_NAMES`), stable within a parameter. */
 function sortByParam(errors: SiloQueryErrorItem[]): SiloQueryErrorItem[] {
   const rank = (e: SiloQueryErrorItem): number => PARAM_NAMES.indexOf(e.loc[1] as ParamName);
   return errors

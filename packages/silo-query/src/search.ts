@@ -53,7 +53,8 @@ export function compilePredicate(op: Op, value: string): Predicate {
   }
 }
 
-function describe(data: unknown): string {
+/** What `data` is, for messages: `an object`, `a string`, `null`, … */
+export function describeData(data: unknown): string {
   if (data === null) return 'null';
   if (Array.isArray(data)) return 'an array';
   if (data instanceof JsonNumber) return 'a number';
@@ -66,7 +67,7 @@ export function searchRequiresArray(data: unknown): SiloQueryError {
   return new SiloQueryError([
     {
       loc: ['query', 'q'],
-      msg: `Search needs the data to be an array of objects; this data is ${describe(data)}`,
+      msg: `Search needs the data to be an array of objects; this data is ${describeData(data)}`,
       type: ErrorType.searchRequiresArray,
     },
   ]);

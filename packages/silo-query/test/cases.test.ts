@@ -12,12 +12,16 @@ type Params = string | Record<string, string>;
 interface ErrorItem {
   loc: (string | number)[];
   type: string;
+  /** When given, the item's `ctx` must be exactly this (limits, `position` in a filter). */
+  ctx?: Record<string, number>;
 }
 interface Case {
   name: string;
   data?: unknown;
   params: Params;
   result?: unknown;
+  /** The `X-Total-Count` the answer carries (matches before offset/limit), `null` for none. */
+  total?: number | null;
   error?: ErrorItem;
   errors?: ErrorItem[];
 }
@@ -68,12 +72,22 @@ function run(fn: () => unknown): { ok: true; value: unknown } | { ok: false; err
   }
 }
 
+/** The error items as the case states them: `ctx` only where the case gives one. */
+function asStated(detail: SiloQueryError['detail'], expected: readonly ErrorItem[]): ErrorItem[] {
+  return detail.map(({ loc, type, ctx }, i) => (expected[i]?.ctx === undefined ? { loc, type } : { loc, type, ctx: ctx ?? {} }));
+}
+
+/** Files of the query language (contract §16); the rest are §5's. */
+const LIST_FILES = /^(filter|sort|paging|fields|list)/;
+
 let total = 0;
+let listCases = 0;
 for (const file of files) {
   const suite = parseJson(readFileSync(new URL(file, dir), 'utf8')) as CaseFile;
   describe(`${file}: ${suite.description}`, () => {
     for (const c of suite.cases) {
       total++;
+      if (LIST_FILES.test(file)) listCases++;
       it(c.name, () => {
         const data = 'data' in c ? c.data : suite.data;
         expect(data, 'a case needs data (its own or the file\'s)').not.toBeUndefined();
@@ -92,12 +106,20 @@ for (const file of files) {
               // The HTTP layer sends toJSON(result): it must be valid JSON of the same value, with
               // every number spelled the same.
               expect(parseJson(toJSON(got.value)), label).toStrictEqual(parseJson(toJSON(revive(c.result))));
+              if (how === 'compile' && c.total !== undefined) {
+                // The count beside the results, and whether an answer carries it at all.
+                const compiled = compile(params);
+                expect(compiled.reportsTotal, `${label}: X-Total-Count sent`).toBe(c.total !== null);
+                const r = compiled.run(data);
+                expect(r.value, label).toStrictEqual(revive(c.result));
+                if (c.total !== null) expect(r.total, `${label}: total`).toBe(c.total);
+              }
             } else {
               expect(got.ok, `${label} should throw`).toBe(false);
               if (got.ok) continue;
               expect(got.error, label).toBeInstanceOf(SiloQueryError);
               const detail = (got.error as SiloQueryError).detail;
-              expect(detail.map(({ loc, type }) => ({ loc, type })), label).toStrictEqual(expectedErrors);
+              expect(asStated(detail, expectedErrors), label).toStrictEqual(expectedErrors);
               for (const item of detail) expect(typeof item.msg === 'string' && item.msg.length > 0).toBe(true);
             }
           }
@@ -111,5 +133,9 @@ describe('the case suite', () => {
   it('has every file and at least 200 cases', () => {
     expect(files.length).toBeGreaterThanOrEqual(10);
     expect(total).toBeGreaterThanOrEqual(200);
+  });
+
+  it('has at least 300 cases of the query language (filter, sort, paging, fields)', () => {
+    expect(listCases).toBeGreaterThanOrEqual(300);
   });
 });
