@@ -9,7 +9,7 @@
  * by its estimated heap (heap-estimate.ts) before it is parsed; the cache charges that estimate too.
  */
 import type { Context } from 'koa';
-import { compile, hasQueryParams, parseJson, toJSON } from 'silo-query';
+import { compile, hasQueryParams, parseJson, toJSON, type CompiledQuery } from 'silo-query';
 import { BadRequestError, NotFoundError, type SiloHandle } from '../model/index.js';
 import type { SiloService } from '../service/types.js';
 import { loadCharged, releaseAfterUse, type Admission } from '../limits/admission.js';
@@ -38,7 +38,7 @@ export interface DataDeps {
 
 /** What a query string asks for: nothing (the stored data), or a compiled query, its text and its ETag part. */
 interface QueryPlan {
-  query?: (data: unknown) => unknown;
+  query?: CompiledQuery;
   search?: string;
   tag?: string;
 }
@@ -57,7 +57,7 @@ export function dataHandlers(deps: DataDeps) {
     let plan = plans.get(search);
     if (!plan) {
       const params = new URLSearchParams(search);
-      plan = hasQueryParams(params) ? { query: compile(params) as QueryPlan['query'], search, tag: queryTag(search) } : NO_QUERY;
+      plan = hasQueryParams(params) ? { query: compile(params), search, tag: queryTag(search) } : NO_QUERY;
       if (plans.size >= PLANS_MAX) plans.delete(plans.keys().next().value!);
       plans.set(search, plan);
     }
@@ -92,6 +92,7 @@ export function dataHandlers(deps: DataDeps) {
       };
       const answer = await work.query(handle.record.account, uuid, etag, handle.record.size, plan.search!, load);
       if (answer.etag !== etag && answeredNotModified(ctx, etagFor(answer.etag, plan.tag))) return;
+      if (plan.query.reportsTotal && answer.total !== undefined) ctx.set('X-Total-Count', String(answer.total));
       return sendJsonBytes(ctx, 200, answer.bytes);
     }
     const value = await parsed.load(uuid, etag, scope, async () => {
@@ -111,7 +112,9 @@ export function dataHandlers(deps: DataDeps) {
       }
     });
     if (value.version !== etag && answeredNotModified(ctx, etagFor(value.version, plan.tag))) return;
-    sendJsonText(ctx, 200, toJSON(plan.query(value.value)) ?? 'null');
+    const result = plan.query.run(value.value);
+    if (plan.query.reportsTotal && result.total !== undefined) ctx.set('X-Total-Count', String(result.total));
+    sendJsonText(ctx, 200, toJSON(result.value) ?? 'null');
   };
 
   return {

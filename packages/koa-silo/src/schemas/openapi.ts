@@ -77,6 +77,8 @@ const RATE_HEADERS = {
   'RateLimit-Reset': { $ref: '#/components/headers/RateLimit-Reset' },
 };
 const ETAG_HEADERS = { ETag: { $ref: '#/components/headers/ETag' }, ...RATE_HEADERS };
+/** A data read's: its ETag (covering the query), rate limits, and the count of a search, filter or paging query. */
+const DATA_HEADERS = { ...ETAG_HEADERS, 'X-Total-Count': { $ref: '#/components/headers/X-Total-Count' } };
 
 const uuidParam = {
   name: 'file_uuid',
@@ -372,7 +374,7 @@ export function buildOpenApi(options: OpenApiOptions): Record<string, unknown> {
           operationId: 'readPrivateData',
           summary: "Read a silo of the key's account (private, or public) on its region host, with query or search",
           description:
-            'Without parameters: the stored JSON. With idx/path/output: the selected, converted value (null when it does not resolve). With q/value/op [+ path]: the array of matches (or of path applied to each). Parameters may come in any order.',
+            'Without parameters: the stored JSON. With idx/path/output: the selected, converted value (null when it does not resolve). With q/value/op and/or filter, sort, limit, offset [+ path or fields]: the array of matches, in that order of evaluation, and `X-Total-Count` (the matches before offset and limit) when a search, filter, limit or offset was given. Parameters may come in any order; the ETag covers them.',
           security: [{ AccessKey: [] }],
           parameters: [
             { ...uuidParam, description: 'The silo (a path that is not a uuid is not a Silo address).' },
@@ -381,7 +383,7 @@ export function buildOpenApi(options: OpenApiOptions): Record<string, unknown> {
             ...dataParams,
           ],
           responses: {
-            '200': { description: 'JSON.', headers: ETAG_HEADERS, content: json(anyJson) },
+            '200': { description: 'JSON.', headers: DATA_HEADERS, content: json(anyJson) },
             '304': response('NotModified'),
             '401': response('Unauthorized'),
             '404': response('NotFound'),
@@ -409,7 +411,7 @@ export function buildOpenApi(options: OpenApiOptions): Record<string, unknown> {
           responses: {
             '200': {
               description: 'JSON.',
-              headers: { ...ETAG_HEADERS, 'Access-Control-Allow-Origin': { schema: { const: '*' } } },
+              headers: { ...DATA_HEADERS, 'Access-Control-Allow-Origin': { schema: { const: '*' } } },
               content: json(anyJson),
             },
             '304': response('NotModified'),
@@ -565,6 +567,10 @@ export function buildOpenApi(options: OpenApiOptions): Record<string, unknown> {
         'RateLimit-Remaining': { description: 'Requests left in this window.', schema: { type: 'integer' } },
         'RateLimit-Reset': { description: 'Seconds until the window resets.', schema: { type: 'integer' } },
         'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } },
+        'X-Total-Count': {
+          description: 'The matches of a search or filter before offset and limit; sent when q/value/op, filter, limit or offset was given.',
+          schema: { type: 'integer', minimum: 0 },
+        },
       },
       responses: {
         NotModified: { description: 'The If-None-Match ETag is current: no body.', headers: ETAG_HEADERS },

@@ -57,6 +57,44 @@ export const dataQuery = {
     default: 'eq',
     description: 'Search operator. lk/il are SQL LIKE/ILIKE over the whole string (`%`, `_`, `\\` escapes).',
   },
+  filter: {
+    type: 'string',
+    maxLength: 4096,
+    description:
+      'A boolean expression over each element of an array silo (contract §16): `expr := and ("or" and)*`, ' +
+      '`and := unary ("and" unary)*`, `unary := "not" unary | "(" expr ")" | condition`, ' +
+      '`condition := path op literal | path "in" "(" literal ("," literal)* ")" | path "exists"`, ' +
+      'ops `eq ne gt lt ge le lk il has`; a literal is a JSON string, number, true, false or null; a path is a dot path, ' +
+      'a segment with other characters written as a JSON string (`"first name".city`). Each condition matches exactly as ' +
+      'the search q/value/op does. At most 4 096 characters, 32 conditions, nesting depth 8; a syntax error is a 422 whose ' +
+      '`ctx.position` is the 0-based offset of the problem.',
+    examples: ['price gt 100 and category eq "tools"', '(tags has "new" or stock le 3) and not discontinued exists'],
+  },
+  sort: {
+    type: 'string',
+    description:
+      'Comma-separated dot paths (at most 8), each optionally prefixed with `-` for descending. One total order: numbers ' +
+      '(and numeric strings) by exact value, then other strings by code point, then false, true, then objects and arrays, ' +
+      'then null, then a missing path. Stable.',
+    examples: ['-price,name'],
+  },
+  limit: {
+    type: 'string',
+    pattern: '^(0|[1-9][0-9]{0,4})$',
+    description: 'At most this many results (0 to 10 000, canonical): after the filter and sort, before `fields`. `0` answers `[]` with X-Total-Count.',
+    examples: ['20'],
+  },
+  offset: {
+    type: 'string',
+    pattern: '^(0|[1-9][0-9]*)$',
+    description: 'Skip this many results first (canonical, ≥ 0).',
+    examples: ['40'],
+  },
+  fields: {
+    type: 'string',
+    description: 'Comma-separated dot paths (at most 32): each result keeps only these, nested as in the source; missing ones are left out. Not with `path`.',
+    examples: ['name,price,dimensions.weight'],
+  },
 } as const;
 
 export const headers = {

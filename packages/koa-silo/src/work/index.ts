@@ -32,6 +32,13 @@ export interface WorkOptions {
   charge?: (bytes: number) => Promise<{ release(): void }>;
 }
 
+/** A query's answer: its JSON bytes, the version it is of, and (a list query) the matches before offset and limit. */
+export interface QueryAnswer {
+  bytes: Buffer;
+  etag: string;
+  total?: number;
+}
+
 /** A silo's text and the version it is of. */
 export interface LoadedText {
   text: string;
@@ -49,7 +56,7 @@ export interface Work {
    * text, called only when the silo's worker holds no parse of that version, and charged until
    * the worker has it.
    */
-  query(account: string, uuid: string, etag: string, size: number, search: string, load: () => Promise<LoadedText>): Promise<{ bytes: Buffer; etag: string }>;
+  query(account: string, uuid: string, etag: string, size: number, search: string, load: () => Promise<LoadedText>): Promise<QueryAnswer>;
   /** `patch` applied to the silo's document at version `etag` whose data is `text`. */
   patch(account: string, uuid: string, etag: string, record: PatchTask['record'], text: string, patch: SiloPatch, maxDataBytes: number): Promise<Patched>;
   close(): Promise<void>;
@@ -96,7 +103,7 @@ export function createWork(options: WorkOptions): Work {
       if (pending) await pending.catch(() => undefined);
       if (lane.holding.get(uuid) === etag) {
         const done = await pool.run({ kind: 'query', uuid, etag, search }, account, lane);
-        if ('bytes' in done) return { bytes: bytesOf(done.bytes), etag };
+        if ('bytes' in done) return answerOf(done, etag);
       }
       // The text is loaded when the task's turn comes, charged (UTF-16 may take two bytes a
       // character, and the worker's copy is made while this one lives) until the worker is done.
@@ -125,7 +132,7 @@ export function createWork(options: WorkOptions): Work {
       }
       const { done, etag: version } = await run;
       if (!('bytes' in done)) throw new Error('a worker was given a silo text and asked for it again');
-      return { bytes: bytesOf(done.bytes), etag: version };
+      return answerOf(done, version);
     },
 
     async patch(account, uuid, etag, record, text, patch, maxDataBytes) {
@@ -144,7 +151,8 @@ export function createWork(options: WorkOptions): Work {
   };
 }
 
-/** A worker's bytes as a Buffer over the same memory (no copy). */
-function bytesOf(bytes: Uint8Array): Buffer {
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+/** A worker's answer, its bytes as a Buffer over the same memory (no copy). */
+function answerOf(done: { bytes: Uint8Array; total?: number }, etag: string): QueryAnswer {
+  const bytes = Buffer.from(done.bytes.buffer, done.bytes.byteOffset, done.bytes.byteLength);
+  return done.total === undefined ? { bytes, etag } : { bytes, etag, total: done.total };
 }

@@ -8,7 +8,7 @@
  * byte budget, charged by heap-estimate.ts), so repeated queries of a large silo parse it once;
  * the pool sends a silo's work to the same worker.
  */
-import { compile, parseJson, toJSON } from 'silo-query';
+import { compile, parseJson, toJSON, type CompiledQuery } from 'silo-query';
 import { type Region, SiloError, type SiloPatch } from '../model/index.js';
 import { estimateParsedBytes } from '../limits/heap-estimate.js';
 import { VersionCache } from '../limits/version-cache.js';
@@ -25,8 +25,11 @@ export interface QueryTask {
   text?: string;
 }
 
-/** The answer's JSON as UTF-8 bytes (moved to the main thread, not copied), or a request for the text. */
-export type QueryDone = { bytes: Uint8Array } | { miss: true };
+/**
+ * The answer's JSON as UTF-8 bytes (moved to the main thread, not copied) and, for a list query,
+ * the matches before offset and limit; or a request for the text.
+ */
+export type QueryDone = { bytes: Uint8Array; total?: number } | { miss: true };
 
 export interface PatchTask {
   kind: 'patch';
@@ -66,7 +69,7 @@ const COMPILED_MAX = 200;
 /** One thread's state: its parsed-data cache and compiled queries. */
 export class TaskRunner {
   private readonly parsed: VersionCache<unknown>;
-  private readonly compiled = new Map<string, (data: unknown) => unknown>();
+  private readonly compiled = new Map<string, CompiledQuery>();
 
   constructor(
     private readonly cacheBytes: number,
@@ -96,9 +99,11 @@ export class TaskRunner {
       if (task.text === undefined) return { miss: true };
       value = this.parse(task.uuid, task.etag, task.text);
     }
-    const text = toJSON(this.compiledQuery(task.search)(value)) ?? 'null';
+    const result = this.compiledQuery(task.search).run(value);
+    const text = toJSON(result.value) ?? 'null';
     // Its own ArrayBuffer (never a slice of Buffer's shared pool), so it can be moved.
-    return { bytes: encoder.encode(text) };
+    const bytes = encoder.encode(text);
+    return result.total === undefined ? { bytes } : { bytes, total: result.total };
   }
 
   async patch(task: PatchTask): Promise<Patched> {
@@ -127,10 +132,10 @@ export class TaskRunner {
     if (bytes > this.taskBytes) this.parsed.clear();
   }
 
-  private compiledQuery(search: string): (data: unknown) => unknown {
+  private compiledQuery(search: string): CompiledQuery {
     let query = this.compiled.get(search);
     if (!query) {
-      query = compile(new URLSearchParams(search)) as (data: unknown) => unknown;
+      query = compile(new URLSearchParams(search));
       if (this.compiled.size >= COMPILED_MAX) this.compiled.delete(this.compiled.keys().next().value!);
       this.compiled.set(search, query);
     }
