@@ -138,7 +138,7 @@ describe.skipIf(!haveChromium)('the web console in Chromium', () => {
     });
     const { file_uuid: uuid } = (await made.json()) as { file_uuid: string };
     await page.goto(`${base}/console#/playground/${uuid}`);
-    await page.getByLabel('Search: q, value, op, then path').check();
+    await page.getByLabel('Search: q, value, op, filter, sort, paging, then path or fields').check();
     await page.getByLabel('q (field to compare)').fill('age');
     await page.getByLabel('value', { exact: true }).fill('18');
     await page.getByLabel('op', { exact: true }).selectOption('gt');
@@ -149,6 +149,23 @@ describe.skipIf(!haveChromium)('the web console in Chromium', () => {
     expect(shown).toEqual(await answer.json());
     expect(shown).toEqual(['ann', 'cy']);
     expect(await page.getByLabel('curl command', { exact: true }).textContent()).toContain(`/${uuid}?q=age&value=18&op=gt&path=name`);
+
+    // The query language: a filter, a sort, a page, a projection, and the count the API sends.
+    await page.getByLabel('q (field to compare)').fill('');
+    await page.getByLabel('path (of each match)').fill('');
+    await page.getByLabel('filter', { exact: true }).fill('age gt 18 or name eq "bob"');
+    await page.getByLabel('sort', { exact: true }).fill('-age');
+    await page.getByLabel('limit', { exact: true }).fill('2');
+    await page.getByLabel('fields', { exact: true }).fill('name');
+    await page.getByRole('button', { name: 'Run' }).click();
+    const listed = JSON.parse((await page.getByLabel('Query result').textContent())!) as unknown;
+    const query = 'filter=age+gt+18+or+name+eq+%22bob%22&sort=-age&limit=2&fields=name';
+    const served = await fetch(`${base}/${uuid}?${query}`, { headers: { 'X-SILO-KEY': keys.access } });
+    expect(listed).toEqual(await served.json());
+    expect(listed).toEqual([{ name: 'cy' }, { name: 'ann' }]);
+    expect(await page.getByLabel('Match count').textContent()).toContain(`${served.headers.get('x-total-count')} matches`);
+    expect(served.headers.get('x-total-count')).toBe('3');
+    expect(await page.getByLabel('curl command', { exact: true }).textContent()).toContain(`/${uuid}?${query}`);
     await shot('playground');
   }, 20_000);
 

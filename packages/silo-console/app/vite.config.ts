@@ -7,8 +7,8 @@ export default defineConfig({
   root: here('.'),
   // Relative asset URLs: the middleware rewrites index.html to its base path, whatever it is.
   base: './',
-  // silo-query from its sources, so the console never needs silo-query's tsc output first.
-  resolve: { alias: { 'silo-query': here('../../silo-query/src/index.ts') } },
+  // silo-query and koa-silo's model from their sources, so the console never needs their tsc output first.
+  resolve: { alias: { 'silo-query': here('../../silo-query/src/index.ts'), 'koa-silo/model': here('../../koa-silo/src/model/index.ts') } },
   oxc: { jsx: { runtime: 'automatic', importSource: 'preact' } },
   build: {
     outDir: here('../dist/app'),

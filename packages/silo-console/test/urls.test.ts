@@ -16,6 +16,10 @@ describe('queryString', () => {
   it('writes a search as q, value, op, path; an empty value stays; eq is the default', () => {
     expect(queryString({ ...EMPTY_FORM, mode: 'search', q: 'name', value: 'l%', op: 'il', path: 'age' })).toBe('q=name&value=l%25&op=il&path=age');
     expect(queryString({ ...EMPTY_FORM, mode: 'search', q: 'x', value: '' })).toBe('q=x&value=');
+    // The query language's parameters after the seed's, and no q when none is given.
+    expect(queryString({ ...EMPTY_FORM, mode: 'search', filter: 'price gt 1', sort: '-price', limit: '2', offset: '1', fields: 'name' })).toBe(
+      'filter=price+gt+1&sort=-price&limit=2&offset=1&fields=name',
+    );
   });
 
   it('gives silo-query (and so the server) exactly the parameters typed, special characters included', () => {

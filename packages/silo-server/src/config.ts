@@ -7,7 +7,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import net from 'node:net';
 import { createSecureContext as tlsContext } from 'node:tls';
-import { REGIONS, envSuffix, type Region } from './regions.js';
+import { DEFAULT_HISTORY_VERSIONS, DEFAULT_HOSTS, DEFAULT_MAX_DATA_BYTES, DEFAULT_MAX_KEYS, DEFAULT_PLAN, REGIONS, type Region } from 'koa-silo/model';
+import { envSuffix } from './regions.js';
 import { parseStoreUrl, StartupError, type StoreLocation } from './stores.js';
 import type { SqliteSynchronous } from './sqlite-store.js';
 import { LOG_LEVELS, type LogFormat, type LogLevel } from './log.js';
@@ -78,13 +79,12 @@ export interface Setting {
   storage?: boolean;
 }
 
-export const DEFAULT_HOSTS: Record<Region, string> = {
-  api: 'api.localhost',
-  'sg-01-api': 'sg-01-api.localhost',
-  'usc-01-api': 'usc-01-api.localhost',
-};
-
 export const STORE_FILE = 'silo.sqlite';
+
+/** `10000000` → `10MB`: a size as the help shows it, in a form parseBytes reads back. */
+function sizeText(bytes: number): string {
+  return bytes % 1_000_000 === 0 ? `${bytes / 1_000_000}MB` : bytes % 1_000 === 0 ? `${bytes / 1_000}KB` : String(bytes);
+}
 
 /** Every setting, in the order of `silo --help` and the README's table. */
 export const SETTINGS: Setting[] = [
@@ -115,12 +115,12 @@ export const SETTINGS: Setting[] = [
     help: `extra TCP port served as region ${r} whatever the Host (for clients that cannot set Host)`,
   })),
   { env: 'SILO_CORS_ORIGINS', flag: 'cors-origins', kind: 'string', default: 'none', help: 'browser origins allowed to use keys (private reads, management): comma-separated, or * for all' },
-  { env: 'SILO_RATE_LIMIT_PER_MINUTE', flag: 'rate-limit-per-minute', kind: 'string', default: "600, koa-silo's default plan", help: 'requests per minute per client of the default plan; 0 = off' },
-  { env: 'SILO_MAX_DATA_BYTES', flag: 'max-data-bytes', kind: 'string', default: '10MB', help: 'size limit of file_data for the default plan (bytes, or 500KB, 10MB, 1GB)' },
-  { env: 'SILO_MAX_KEYS', flag: 'max-keys', kind: 'string', default: '20', help: 'keys (manage and access) an account of the default plan may have' },
+  { env: 'SILO_RATE_LIMIT_PER_MINUTE', flag: 'rate-limit-per-minute', kind: 'string', default: `${DEFAULT_PLAN.rateLimitPerMinute}, koa-silo's default plan`, help: 'requests per minute per client of the default plan; 0 = off' },
+  { env: 'SILO_MAX_DATA_BYTES', flag: 'max-data-bytes', kind: 'string', default: sizeText(DEFAULT_MAX_DATA_BYTES), help: 'size limit of file_data for the default plan (bytes, or 500KB, 10MB, 1GB)' },
+  { env: 'SILO_MAX_KEYS', flag: 'max-keys', kind: 'string', default: String(DEFAULT_MAX_KEYS), help: 'keys (manage and access) an account of the default plan may have' },
   { env: 'SILO_ACCOUNT_RATE_LIMIT_PER_MINUTE', flag: 'account-rate-limit-per-minute', kind: 'string', default: '4 × SILO_RATE_LIMIT_PER_MINUTE', help: 'requests per minute per account, whatever keys they use, beside each key\'s limit; 0 = off' },
   { env: 'SILO_WORKERS', flag: 'workers', kind: 'string', default: 'cores - 1, 1 to 4', help: 'worker threads that parse, query, patch and validate large data off the event loop' },
-  { env: 'SILO_HISTORY_VERSIONS', flag: 'history-versions', kind: 'string', default: '20', help: 'versions each silo keeps in history, the current one included (1 to 1000)' },
+  { env: 'SILO_HISTORY_VERSIONS', flag: 'history-versions', kind: 'string', default: String(DEFAULT_HISTORY_VERSIONS), help: 'versions each silo keeps in history, the current one included (1 to 1000)' },
   { env: 'SILO_MAX_STREAMS_PER_CLIENT', flag: 'max-streams-per-client', kind: 'string', default: '20', help: 'event streams (server-sent events) one client may hold open; more are refused with 429' },
   { env: 'SILO_MEMORY_BUDGET', flag: 'memory-budget', kind: 'string', default: '512MiB', help: 'memory for large data (caches, bodies being read, data being parsed); past it, large requests wait 2 s, then 503' },
   { env: 'SILO_WEBHOOK_ALLOW_PRIVATE', flag: 'webhook-allow-private', kind: 'boolean', default: 'false', help: "let webhooks reach any address: loopback, private, link-local, special-purpose ranges, this server's own (an intranet, a test set-up)" },

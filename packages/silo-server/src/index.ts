@@ -3,9 +3,10 @@
  * same pieces in their own process.
  */
 export { main, type Io } from './cli.js';
+// koa-silo's default host of each region, still part of this package's API for embedders.
+export { DEFAULT_HOSTS } from 'koa-silo/model';
 export {
   ConfigError,
-  DEFAULT_HOSTS,
   loadConfig,
   loadStorageConfig,
   SETTINGS,

@@ -4,7 +4,7 @@
  * what it loads against them (an account on another plan, or a silo larger than the limit, is
  * refused there as the API would refuse it).
  */
-import { DEFAULT_PLAN, DEFAULT_PLAN_NAME, type Plan } from 'koa-silo';
+import { DEFAULT_PLAN, DEFAULT_PLAN_NAME, type Plan } from 'koa-silo/model';
 import type { ServerConfig } from './config.js';
 
 export type PlanConfig = Pick<ServerConfig, 'rateLimitPerMinute' | 'maxDataBytes' | 'historyVersions' | 'maxKeys' | 'accountRateLimitPerMinute'>;

@@ -10,7 +10,8 @@ import type http from 'node:http';
 import net from 'node:net';
 import type { Context, Next } from 'koa';
 import type { ServerConfig } from './config.js';
-import { REGIONS, envSuffix, type Region } from './regions.js';
+import { REGIONS, type Region } from 'koa-silo/model';
+import { envSuffix } from './regions.js';
 import { StartupError } from './stores.js';
 
 /** Connections the kernel may queue before the server accepts them (as for the main port). */

@@ -1,10 +1,9 @@
 /**
- * The region codes, re-exported from koa-silo so that the server never has its own list.
  * `envSuffix` turns a region code into the suffix of its environment variables:
- * `sg-01-api` → `SG_01_API` (`SILO_HOST_SG_01_API`, `SILO_STORE_URL_SG_01_API`).
+ * `sg-01-api` → `SG_01_API` (`SILO_HOST_SG_01_API`, `SILO_STORE_URL_SG_01_API`). The region codes
+ * themselves are koa-silo's (`REGIONS` of koa-silo/model): the server has no list of its own.
  */
-export const REGIONS = ['api', 'sg-01-api', 'usc-01-api'] as const;
-export type Region = (typeof REGIONS)[number];
+import type { Region } from 'koa-silo/model';
 
 export function envSuffix(region: Region): string {
   return region.toUpperCase().replace(/-/g, '_');

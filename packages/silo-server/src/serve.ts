@@ -18,6 +18,7 @@ import {
   type CreatedKey,
   type Silo,
 } from 'koa-silo';
+import { DEFAULT_HOSTS, KEY_HEADER, REGIONS, type Region } from 'koa-silo/model';
 import { consoleMiddleware } from 'silo-console';
 import { isClientFault } from './client-errors.js';
 import { collectGarbage } from './collect-garbage.js';
@@ -30,7 +31,6 @@ import { createLogger, errorFields, throttledWarn, type Logger, type ThrottledWa
 import { plansOf } from './plans.js';
 import { describeLocation, openStores, StartupError, type StoreLocation, type Stores } from './stores.js';
 import { capTotalAcrossListeners, regionPorts, type RegionPorts } from './region-ports.js';
-import { REGIONS, type Region } from './regions.js';
 
 export interface StartOptions {
   /** Where log lines go. Default: JSON lines on stdout. */
@@ -118,7 +118,7 @@ export async function openSilo(
     const full: ServerConfig = {
       port: 0,
       dataDir: '',
-      hosts: { api: 'api.localhost', 'sg-01-api': 'sg-01-api.localhost', 'usc-01-api': 'usc-01-api.localhost' },
+      hosts: { ...DEFAULT_HOSTS },
       publicQueries: false,
       logLevel: 'info',
       logFormat: 'json',
@@ -176,9 +176,9 @@ export function bannerText(url: string, keys: FirstStart): string {
     '',
     'Then create a private silo and read it back:',
     '',
-    `  curl -s -X POST ${url}/api/v1/manage/ -H "X-MAN-API: $MANAGE_KEY" -H 'Content-Type: application/json' \\`,
+    `  curl -s -X POST ${url}/api/v1/manage/ -H "${KEY_HEADER.manage}: $MANAGE_KEY" -H 'Content-Type: application/json' \\`,
     `       -d '{"file_name": "hello", "file_data": {"hello": "world"}}'`,
-    `  curl -s ${url}/<file_uuid from the answer> -H "X-SILO-KEY: $ACCESS_KEY"`,
+    `  curl -s ${url}/<file_uuid from the answer> -H "${KEY_HEADER.access}: $ACCESS_KEY"`,
     '',
     'More keys: npx silo keys create --type manage --name NAME; more console users: npx silo users create --name NAME   (npx silo --help)',
     '',

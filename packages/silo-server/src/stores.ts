@@ -20,9 +20,9 @@ import Keyv from 'keyv';
 import KeyvRedis, { createClient, createCluster, type RedisClientType, type RedisClusterType } from '@keyv/redis';
 import pg from 'pg';
 import { DEFAULT_RATE_LIMIT_TABLE, type EventBus } from 'koa-silo';
+import { REGIONS, type Region } from 'koa-silo/model';
 import { PostgresStore, underSchemaLock } from './postgres-store.js';
 import { postgresBus } from './postgres-events.js';
-import { REGIONS, type Region } from './regions.js';
 import { SqliteStore, sqliteKeyv, type SqliteSynchronous } from './sqlite-store.js';
 
 export type StoreRole = 'main' | Region;

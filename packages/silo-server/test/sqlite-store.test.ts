@@ -5,8 +5,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Keyv from 'keyv';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { createStorage } from 'koa-silo';
+// koa-silo does not export its services without the rest of createSilo (workers, bus, sweeper).
 import { createServices } from '../../koa-silo/src/service/index.js';
-import { createStorage } from '../../koa-silo/src/storage/index.js';
 import { storageContract } from 'koa-silo/testing';
 import { createSqliteKeyv, SqliteStore, sqliteKeyv } from '../src/sqlite-store.js';
 

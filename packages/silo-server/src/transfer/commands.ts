@@ -1,5 +1,5 @@
 /**
- * The work of `silo export`, `silo import` and `silo migrate` once cli.ts has read their flags:
+ * The work of `silo export`, `silo import` and `silo migrate` once cli/transfer.ts has read their flags:
  * open the stores, stream the lines, report progress on stderr, close everything. Failures are
  * TransferFailure: one line for the command to print, exit 1.
  */

@@ -5,7 +5,8 @@
  * whichever engine holds it. Reading checks every field, so that a damaged file is refused with
  * the line that is wrong rather than half understood.
  */
-import { REGIONS, MANAGE_KEY_DURATIONS, type Account, type ImportedSilo, type SiloHead, type SiloStorage, type StoredKey, type VersionEntry } from 'koa-silo';
+import type { ImportedSilo, SiloHead, SiloStorage, StoredKey, VersionEntry } from 'koa-silo';
+import { MANAGE_KEY_DURATIONS, REGIONS, WEBHOOK_EVENTS, type Account } from 'koa-silo/model';
 
 export const FORMAT_NAME = 'silo-export';
 /**
@@ -18,11 +19,6 @@ export const FORMAT_VERSION = 1;
 
 /** A webhook as storage keeps it, signing secret included (koa-silo's StoredWebhook). */
 export type StoredWebhook = Awaited<ReturnType<SiloStorage['listWebhooks']>>[number];
-type WebhookEvent = StoredWebhook['events'][number];
-const WEBHOOK_EVENTS = ['silo.created', 'silo.updated', 'silo.deleted'] as const satisfies readonly WebhookEvent[];
-// Fails to compile when koa-silo gains an event this list lacks (an import would refuse it).
-const everyEvent: [Exclude<WebhookEvent, (typeof WEBHOOK_EVENTS)[number]>] extends [never] ? true : never = true;
-void everyEvent;
 
 /** A console user as storage keeps it: the scrypt hash of the password, never the password (koa-silo's StoredUser). */
 export type StoredUser = Awaited<ReturnType<SiloStorage['listUsers']>>[number];

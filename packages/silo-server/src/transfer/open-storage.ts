@@ -4,7 +4,7 @@
  * holds every record as stored and an import writes them back as they were.
  */
 import { createStorage, type SiloStorage } from 'koa-silo';
-import { REGIONS, type Region } from '../regions.js';
+import { REGIONS, type Region } from 'koa-silo/model';
 import type { SqliteSynchronous } from '../sqlite-store.js';
 import { openStores, type StoreLocation } from '../stores.js';
 

@@ -26,23 +26,27 @@ export function Field({
   label,
   error,
   hint,
+  wide,
   children,
 }: {
   id: string;
   label: string;
   error?: string | undefined;
   hint?: string;
+  /** Across every column of a `.columns` grid (a long input, such as a filter). */
+  wide?: boolean;
   children: ComponentChildren;
 }) {
+  // The hint goes under the input, so that inputs side by side line up whatever their hints' length.
   return (
-    <div class="field">
+    <div class={wide ? 'field wide' : 'field'}>
       <label for={id}>{label}</label>
+      {children}
       {hint ? (
         <span class="hint" id={`${id}-hint`}>
           {hint}
         </span>
       ) : null}
-      {children}
       <ErrorText id={`${id}-error`} message={error} />
     </div>
   );

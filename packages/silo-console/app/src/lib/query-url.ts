@@ -1,4 +1,7 @@
-/** The playground's parameters: a query (idx, path, output) or a search (q, value, op, then path). */
+/**
+ * The playground's parameters: a query (idx, path, output) or a search: the seed's q, value, op
+ * and the query language's filter (both must hold), then sort, offset, limit, then path or fields.
+ */
 export interface QueryForm {
   mode: 'query' | 'search';
   idx: string;
@@ -7,14 +10,33 @@ export interface QueryForm {
   q: string;
   value: string;
   op: string;
+  filter: string;
+  sort: string;
+  limit: string;
+  offset: string;
+  fields: string;
 }
 
-export const EMPTY_FORM: QueryForm = { mode: 'query', idx: '', path: '', output: '', q: '', value: '', op: 'eq' };
+export const EMPTY_FORM: QueryForm = {
+  mode: 'query',
+  idx: '',
+  path: '',
+  output: '',
+  q: '',
+  value: '',
+  op: 'eq',
+  filter: '',
+  sort: '',
+  limit: '',
+  offset: '',
+  fields: '',
+};
 
 /**
  * The query string the data API takes, in the order the hosted service demands (idx, path,
- * output / q, value, op, path), so the line also works against it. Empty fields are left out,
- * except `value`, which may be the empty string in a search.
+ * output / q, value, op, path), so the line also works against it; the query language's
+ * parameters follow. Empty fields are left out, except `value` beside a `q`, which may be the
+ * empty string.
  */
 export function queryString(form: QueryForm): string {
   const p = new URLSearchParams();
@@ -23,10 +45,13 @@ export function queryString(form: QueryForm): string {
     if (form.path !== '') p.append('path', form.path);
     if (form.output !== '' && form.output !== 'json') p.append('output', form.output);
   } else {
-    p.append('q', form.q);
-    p.append('value', form.value);
-    if (form.op !== '' && form.op !== 'eq') p.append('op', form.op);
+    if (form.q !== '') {
+      p.append('q', form.q);
+      p.append('value', form.value);
+      if (form.op !== '' && form.op !== 'eq') p.append('op', form.op);
+    }
     if (form.path !== '') p.append('path', form.path);
+    for (const name of ['filter', 'sort', 'limit', 'offset', 'fields'] as const) if (form[name] !== '') p.append(name, form[name]);
   }
   return p.toString();
 }

@@ -1,6 +1,8 @@
 /** Shapes of the API's answers, as the contract and the console API brief give them. */
-export const REGIONS = ['api', 'sg-01-api', 'usc-01-api'] as const;
-export type Region = (typeof REGIONS)[number];
+// The region codes and key durations are koa-silo's (koa-silo/model loads nothing else).
+import { MANAGE_KEY_DURATIONS, REGIONS, type ManageKeyDuration, type Region } from 'koa-silo/model';
+
+export { REGIONS, type Region };
 
 export interface SiloMeta {
   file_uuid: string;
@@ -40,8 +42,8 @@ export interface VersionList {
 }
 
 export type KeyType = 'manage' | 'access';
-export const DURATIONS = ['7d', '30d', '90d', '365d', 'never'] as const;
-export type Duration = (typeof DURATIONS)[number];
+export const DURATIONS = MANAGE_KEY_DURATIONS;
+export type Duration = ManageKeyDuration;
 
 export interface KeyInfo {
   type: KeyType;

@@ -19,7 +19,7 @@ const OP_WORDS: Record<string, string> = {
   il: 'il: ILIKE (any case, % and _)',
 };
 
-type Outcome = { ok: true; text: string } | { ok: false; message: string; fields: Record<string, string> };
+type Outcome = { ok: true; text: string; total?: number } | { ok: false; message: string; fields: Record<string, string> };
 
 /**
  * Runs silo-query in the browser, on the silo's data as stored (exact numbers), with the same
@@ -46,8 +46,10 @@ export function Playground({ uuid }: { uuid: string | undefined }) {
     e.preventDefault();
     if (data.value === undefined) return;
     try {
-      const result = compile(qs)(data.value);
-      setOutcome({ ok: true, text: formatJson(result) });
+      const query = compile(qs);
+      const result = query.run(data.value);
+      // The count the API sends as X-Total-Count: the matches before offset and limit.
+      setOutcome({ ok: true, text: formatJson(result.value), ...(query.reportsTotal && result.total !== undefined ? { total: result.total } : {}) });
     } catch (err) {
       if (err instanceof SiloQueryError) {
         const fields: Record<string, string> = {};
@@ -57,8 +59,8 @@ export function Playground({ uuid }: { uuid: string | undefined }) {
     }
   };
   const fieldError = (name: string) => (outcome && !outcome.ok ? outcome.fields[name] : undefined);
-  const input = (name: 'idx' | 'path' | 'q' | 'value', label: string, hint?: string) => (
-    <Field id={`pg-${name}`} label={label} error={fieldError(name)} {...(hint ? { hint } : {})}>
+  const input = (name: 'idx' | 'path' | 'q' | 'value' | 'filter' | 'sort' | 'limit' | 'offset' | 'fields', label: string, hint?: string, wide = false) => (
+    <Field id={`pg-${name}`} label={label} error={fieldError(name)} wide={wide} {...(hint ? { hint } : {})}>
       <input
         id={`pg-${name}`}
         value={form[name]}
@@ -99,7 +101,7 @@ export function Playground({ uuid }: { uuid: string | undefined }) {
           </div>
           <div class="check">
             <input id="pg-mode-search" type="radio" name="pg-mode" checked={form.mode === 'search'} onChange={() => set({ mode: 'search' })} />
-            <label for="pg-mode-search">Search: q, value, op, then path</label>
+            <label for="pg-mode-search">Search: q, value, op, filter, sort, paging, then path or fields</label>
           </div>
         </fieldset>
         {form.mode === 'query' ? (
@@ -129,7 +131,17 @@ export function Playground({ uuid }: { uuid: string | undefined }) {
                 ))}
               </select>
             </Field>
-            {input('path', 'path (of each match)', 'Optional: return this path of each match.')}
+            {input(
+              'filter',
+              'filter',
+              'For example: price gt 100 and category eq "tools". Words: and, or, not, eq ne gt lt ge le lk il, in (…), has, exists.',
+              true,
+            )}
+            {input('sort', 'sort', 'Paths, - for descending: -price,name.')}
+            {input('limit', 'limit', 'At most this many (0 to 10 000).')}
+            {input('offset', 'offset', 'Skip this many first.')}
+            {input('fields', 'fields', 'Keep only these paths: name,price.')}
+            {input('path', 'path (of each match)', 'Or: return this path of each match.')}
           </div>
         )}
         <div class="row">
@@ -143,9 +155,16 @@ export function Playground({ uuid }: { uuid: string | undefined }) {
         <section aria-labelledby="pg-result-heading">
           <h2 id="pg-result-heading">Result</h2>
           {outcome.ok ? (
-            <pre class="result" tabIndex={0} aria-label="Query result">
-              {outcome.text}
-            </pre>
+            <>
+              {outcome.total !== undefined ? (
+                <p role="status" aria-label="Match count">
+                  {outcome.total} {outcome.total === 1 ? 'match' : 'matches'} in all (X-Total-Count)
+                </p>
+              ) : null}
+              <pre class="result" tabIndex={0} aria-label="Query result">
+                {outcome.text}
+              </pre>
+            </>
           ) : (
             <ErrorText message={outcome.message} />
           )}
