@@ -6,7 +6,8 @@
  *   npm run bench -- query           # one suite
  *   npm run bench -- http --quick    # flags after the suite name go to that suite
  *
- * query: silo-query against jsonpath-plus and hand-written JS (benchmarks/query/, issue 2).
+ * query: silo-query against jsonpath-plus and hand-written JS (benchmarks/query/, issue 2), then
+ *        the catalogue questions over HTTP against json-server 1.0 (query/http-catalogue.ts, issue 24).
  *        Flags: --quick, --no-write.
  * http:  the HTTP server against bare Koa, node:http and json-server (benchmarks/http/, issue 5).
  *        Flags: those of benchmarks/http/run.ts (--quick, --no-write, --no-memory, --rounds=N, ...).
@@ -22,6 +23,7 @@
  */
 import { parseEventsArgs, runEventsBenchmarks } from './events/run.js';
 import { runIsolationBenchmarks } from './isolation/run.js';
+import { runCatalogueOverHttp } from './query/http-catalogue.js';
 import { parseHttpArgs, runHttpBenchmarks } from './http/run.js';
 import { parseMigrateArgs, runMigrateBenchmarks } from './migrate/run.js';
 import { runQueryBenchmarks, type QueryBenchOptions } from './query/run.js';
@@ -53,7 +55,10 @@ export async function runBenchmarks(argv: readonly string[]): Promise<void> {
   }
   for (const suite of suites) {
     console.log(`\n=== ${suite} benchmarks ===\n`);
-    if (suite === 'query') await runQueryBenchmarks(queryOptions(flags));
+    if (suite === 'query') {
+      await runQueryBenchmarks(queryOptions(flags));
+      await runCatalogueOverHttp(queryOptions(flags));
+    }
     else if (suite === 'http') await runHttpBenchmarks(parseHttpArgs(flags));
     else if (suite === 'writes') await runWritesBenchmarks(parseWritesArgs(flags));
     else if (suite === 'migrate') await runMigrateBenchmarks(parseMigrateArgs(flags));
