@@ -8,7 +8,7 @@ import type { CorsOrigins } from '../model/index.js';
 import { sendEmpty } from './respond.js';
 
 
-const EXPOSED = 'ETag, Location, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, X-Total-Count';
+const EXPOSED = 'ETag, Location, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, X-Total-Count, Preference-Applied';
 /** Headers a browser page may send to public data (a client library's `Content-Type` too, though a GET has no body). */
 const PUBLIC_HEADERS = 'Content-Type, If-None-Match';
 const KEYED_HEADERS = 'Content-Type, If-Match, If-None-Match, X-SILO-KEY, X-MAN-API';

@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { Context } from 'koa';
 import type { IfMatch } from '../model/index.js';
+import { uncodedEtag } from './compression.js';
 import { sendEmpty } from './respond.js';
 
 /** What a read with parameters adds to its ETag: a digest of its query string (compute it once per query). */
@@ -37,7 +38,8 @@ function parseList(header: string): string[] {
 export function notModified(ctx: Context, etag: string): boolean {
   const header = ctx.get('If-None-Match');
   if (!header) return false;
-  return parseList(header).some((tag) => tag === '*' || tag.replace(/^W\//, '') === etag);
+  // Any representation of the version will do: the identity one or a compressed one (compression.ts).
+  return parseList(header).some((tag) => tag === '*' || uncodedEtag(tag.replace(/^W\//, '')) === etag);
 }
 
 /**
@@ -49,7 +51,8 @@ export function ifMatchTags(ctx: Context): IfMatch {
   if (!header) return undefined;
   const tags = parseList(header);
   if (tags.includes('*')) return undefined;
-  return tags.filter((t) => t.length >= 2 && t.startsWith('"') && t.endsWith('"')).map((t) => t.slice(1, -1));
+  // The ETag of a compressed representation names the same version.
+  return tags.filter((t) => t.length >= 2 && t.startsWith('"') && t.endsWith('"')).map((t) => uncodedEtag(t).slice(1, -1));
 }
 
 export function hasIfMatch(ctx: Context): boolean {

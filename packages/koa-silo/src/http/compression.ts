@@ -1,0 +1,85 @@
+/**
+ * Compressed answers (contract §18): a success body over about 1 KB is sent with `br` (preferred)
+ * or `gzip` when the request's Accept-Encoding allows it, with `Vary: Accept-Encoding`. The work
+ * runs in zlib's asynchronous API, on libuv's thread pool, never on the event loop; a body shared
+ * between responses (the version caches' encoded bodies) is compressed once per coding and the
+ * result kept beside it for as long as it lives. A compressed representation is another
+ * representation: its ETag carries the coding (`"<tag>-br"`), and If-None-Match accepts either.
+ */
+import { promisify } from 'node:util';
+import zlib from 'node:zlib';
+import type { Context } from 'koa';
+
+/** Bodies smaller than this are sent as they are: compressing them saves less than it costs. */
+export const COMPRESS_MIN_BYTES = 1024;
+
+export type Coding = 'br' | 'gzip';
+
+const brotli = promisify(zlib.brotliCompress);
+const gzip = promisify(zlib.gzip);
+
+/** Brotli at quality 5: about gzip's speed with a smaller result (11, the default, is for static files). */
+const BROTLI_OPTIONS = { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 5, [zlib.constants.BROTLI_PARAM_MODE]: zlib.constants.BROTLI_MODE_TEXT } };
+
+/** Compressed forms of shared bodies, per coding; they go when the body does. */
+const compressed = new WeakMap<Buffer, Partial<Record<Coding, Promise<Buffer>>>>();
+
+/** The coding the request accepts, br before gzip; undefined for identity (q=0 refuses a coding). */
+export function acceptedCoding(header: string | undefined): Coding | undefined {
+  if (!header) return undefined;
+  const q = new Map<string, number>();
+  for (const part of header.toLowerCase().split(',')) {
+    const [name, ...params] = part.trim().split(';');
+    if (!name) continue;
+    const weight = params.map((p) => /^\s*q=([0-9.]+)\s*$/.exec(p)?.[1]).find((v) => v !== undefined);
+    q.set(name.trim(), weight === undefined ? 1 : Number(weight));
+  }
+  const allowed = (coding: Coding) => (q.get(coding) ?? q.get('*') ?? 0) > 0;
+  return allowed('br') ? 'br' : allowed('gzip') ? 'gzip' : undefined;
+}
+
+/** The ETag of the `coding` representation of the one tagged `etag`. */
+export function codedEtag(etag: string, coding: Coding): string {
+  return etag.endsWith('"') ? `${etag.slice(0, -1)}-${coding}"` : etag;
+}
+
+/** An ETag without its coding: what If-None-Match compares (any representation of the version). */
+export function uncodedEtag(etag: string): string {
+  return etag.replace(/-(br|gzip)"$/, '"');
+}
+
+/** Compresses the answer of `ctx` when it is a success body worth it and the client takes a coding. */
+export async function compressAnswer(ctx: Context): Promise<void> {
+  if (ctx.status !== 200 && ctx.status !== 201) return;
+  const body: unknown = ctx.body;
+  if (typeof body !== 'string' && !Buffer.isBuffer(body)) return;
+  const size = typeof body === 'string' ? Buffer.byteLength(body) : body.length;
+  if (size < COMPRESS_MIN_BYTES) return;
+  ctx.vary('Accept-Encoding');
+  const coding = acceptedCoding(ctx.get('Accept-Encoding'));
+  if (!coding || ctx.method === 'HEAD') return;
+  const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
+  const packed = await compress(bytes, coding, Buffer.isBuffer(body));
+  if (packed.length >= bytes.length) return;
+  const type = ctx.response.get('Content-Type');
+  ctx.body = packed;
+  ctx.set('Content-Type', type);
+  ctx.set('Content-Encoding', coding);
+  const etag = ctx.response.get('ETag');
+  if (etag) ctx.set('ETag', codedEtag(etag, coding));
+}
+
+function compress(bytes: Buffer, coding: Coding, shared: boolean): Promise<Buffer> {
+  const run = () => (coding === 'br' ? brotli(bytes, BROTLI_OPTIONS) : gzip(bytes));
+  if (!shared) return run();
+  const forms = compressed.get(bytes) ?? {};
+  let form = forms[coding];
+  if (!form) {
+    form = run();
+    forms[coding] = form;
+    compressed.set(bytes, forms);
+    // A failure is not kept: the next response tries again.
+    form.catch(() => delete forms[coding]);
+  }
+  return form;
+}

@@ -1,0 +1,116 @@
+/**
+ * Contract §18 over real HTTP: compressed answers (br before gzip, only over about 1 KB, Vary,
+ * an ETag per representation, If-None-Match and If-Match accepting either) and
+ * `Prefer: return=minimal` on create, the three kinds of PATCH and restore.
+ */
+import http from 'node:http';
+import zlib from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { manage, startSilo, type Account, type Harness } from './support/http.js';
+
+let h: Harness;
+let alice: Account;
+let big: string;
+let small: string;
+const BIG = Array.from({ length: 2000 }, (_, i) => ({ id: i, name: `item ${i}`, note: 'the same words again and again' }));
+
+/** A raw GET (no decoding by the client), with its headers and body bytes. */
+function rawGet(path: string, headers: Record<string, string>): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const req = http.get({ host: '127.0.0.1', port: h.server.port, path, headers: { host: 'api.localhost', ...headers } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
+    });
+    req.on('error', reject);
+  });
+}
+
+beforeAll(async () => {
+  h = await startSilo({ plans: { default: { maxDataBytes: 10_000_000, rateLimitPerMinute: 0 } } });
+  alice = await h.account('alice');
+  big = await h.create(alice, { file_name: 'big', file_data: BIG, is_public: true });
+  small = await h.create(alice, { file_name: 'small', file_data: { a: 1 }, is_public: true });
+});
+afterAll(() => h.close());
+
+describe('compression', () => {
+  it('sends br when accepted (preferred to gzip), gzip otherwise, identity without Accept-Encoding', async () => {
+    const br = await rawGet(`/public/${big}`, { 'Accept-Encoding': 'gzip, deflate, br' });
+    expect(br.headers['content-encoding']).toBe('br');
+    expect(br.headers.vary).toMatch(/Accept-Encoding/);
+    expect(JSON.parse(zlib.brotliDecompressSync(br.body).toString())).toEqual(BIG);
+    const identity = await rawGet(`/public/${big}`, {});
+    expect(br.body.length).toBeLessThan(identity.body.length / 5);
+
+    const gz = await rawGet(`/public/${big}`, { 'Accept-Encoding': 'gzip, br;q=0' });
+    expect(gz.headers['content-encoding']).toBe('gzip');
+    expect(JSON.parse(zlib.gunzipSync(gz.body).toString())).toEqual(BIG);
+
+    expect(identity.headers['content-encoding']).toBeUndefined();
+    expect(identity.headers.vary).toMatch(/Accept-Encoding/);
+    expect(JSON.parse(identity.body.toString())).toEqual(BIG);
+  });
+
+  it('leaves tiny answers alone', async () => {
+    const tiny = await rawGet(`/public/${small}`, { 'Accept-Encoding': 'br, gzip' });
+    expect(tiny.headers['content-encoding']).toBeUndefined();
+    expect(JSON.parse(tiny.body.toString())).toEqual({ a: 1 });
+  });
+
+  it('gives each representation its own ETag, and If-None-Match takes either', async () => {
+    const br = await rawGet(`/public/${big}`, { 'Accept-Encoding': 'br' });
+    const identity = await rawGet(`/public/${big}`, {});
+    expect(br.headers.etag).not.toBe(identity.headers.etag);
+    expect(br.headers.etag).toBe(`${identity.headers.etag!.slice(0, -1)}-br"`);
+    expect((await rawGet(`/public/${big}`, { 'Accept-Encoding': 'br', 'If-None-Match': br.headers.etag! })).status).toBe(304);
+    expect((await rawGet(`/public/${big}`, { 'If-None-Match': br.headers.etag! })).status).toBe(304);
+  });
+
+  it('takes a compressed representation\'s ETag in If-Match', async () => {
+    const got = await rawGet(`/api/v1/manage/${big}`, { 'Accept-Encoding': 'gzip', ...manage(alice) });
+    expect(got.headers['content-encoding']).toBe('gzip');
+    const renamed = await h.client.request(`/api/v1/manage/${big}`, {
+      method: 'PATCH',
+      headers: manage(alice, { 'If-Match': got.headers.etag! }),
+      body: { file_name: 'renamed' },
+    });
+    expect(renamed.status, renamed.text.slice(0, 200)).toBe(200);
+  });
+});
+
+describe('Prefer: return=minimal', () => {
+  const minimal = (extra: Record<string, string> = {}) => manage(alice, { Prefer: 'return=minimal', ...extra });
+
+  it('answers a PATCH of each kind, and a restore, without file_data', async () => {
+    const uuid = await h.create(alice, { file_name: 'm', file_data: [{ n: 1 }] });
+    const bodies: [string, unknown][] = [
+      ['application/json', { file_name: 'm2' }],
+      ['application/merge-patch+json', { file_name: 'm3' }],
+      ['application/json-patch+json', [{ op: 'add', path: '/file_data/-', value: { n: 2 } }]],
+    ];
+    let version = 1;
+    for (const [type, body] of bodies) {
+      const reply = await h.client.request(`/api/v1/manage/${uuid}`, { method: 'PATCH', headers: minimal({ 'content-type': type }), body });
+      expect(reply.status, reply.text).toBe(200);
+      expect(reply.headers['preference-applied']).toBe('return=minimal');
+      expect(reply.json).not.toHaveProperty('file_data');
+      expect(reply.json.version).toBe(++version);
+      expect(reply.headers.etag).toMatch(/^".+"$/);
+    }
+    const restored = await h.client.request(`/api/v1/manage/${uuid}/versions/1/restore`, { method: 'POST', headers: minimal() });
+    expect(restored.json).toMatchObject({ file_uuid: uuid, version: 5 });
+    expect(restored.json).not.toHaveProperty('file_data');
+    expect(restored.headers['preference-applied']).toBe('return=minimal');
+    // Without the preference, the answer is as before.
+    const full = await h.client.request(`/api/v1/manage/${uuid}`, { method: 'PATCH', headers: manage(alice), body: { file_name: 'm4' } });
+    expect(full.json.file_data).toEqual([{ n: 1 }]);
+    expect(full.headers['preference-applied']).toBeUndefined();
+  });
+
+  it('marks a create as minimal (its answer never carries file_data)', async () => {
+    const reply = await h.client.request('/api/v1/manage/', { method: 'POST', headers: minimal(), body: { file_name: 'c', file_data: {} } });
+    expect(reply.status).toBe(201);
+    expect(reply.headers['preference-applied']).toBe('return=minimal');
+  });
+});
