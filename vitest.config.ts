@@ -7,7 +7,7 @@ const src = (pkg: string, entry = 'index') => fileURLToPath(new URL(`./packages/
 // never run against a stale build.
 const alias = [
   ...['model', 'testing'].map((room) => ({ find: `koa-silo/${room}`, replacement: src('koa-silo', `${room}/index`) })),
-  ...['silo-query', 'koa-silo', 'silo-server', 'silo-console'].map((pkg) => ({ find: new RegExp(`^${pkg}$`), replacement: src(pkg) })),
+  ...['silo-query', 'koa-silo', 'silo-server', 'silo-console', 'silo-client'].map((pkg) => ({ find: new RegExp(`^${pkg}$`), replacement: src(pkg) })),
 ];
 
 /** The load tests (see the 'load' project). */
@@ -19,7 +19,7 @@ export default defineConfig({
     // CI also writes a JSON report, from which .ci/run prints one plain closing line.
     reporters: process.env.CI === 'true' ? ['default', ['json', { outputFile: '.ci/vitest-report.json' }]] : ['default'],
     projects: [
-      ...['silo-query', 'koa-silo', 'silo-server', 'silo-console'].map((name) => ({
+      ...['silo-query', 'koa-silo', 'silo-server', 'silo-console', 'silo-client'].map((name) => ({
         extends: true as const,
         test: { name, root: `packages/${name}`, include: ['test/**/*.test.ts'] },
       })),

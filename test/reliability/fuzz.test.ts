@@ -301,7 +301,7 @@ function judge(method: string, path: string, reply: Answer): void {
   }
   const type = reply.headers['content-type'];
   try {
-    checker.check(method.toUpperCase(), path, reply.status, Array.isArray(type) ? type[0] : type, reply.text);
+    checker.check(method.toUpperCase(), path, reply.status, Array.isArray(type) ? type[0] : type, reply.text, reply.headers);
   } catch (error) {
     // The document's templates match any segment ("/public/{file_uuid}" matches "/public/%"), but
     // only uuids are routes: anything else is the generic 404, which is not the operation's.

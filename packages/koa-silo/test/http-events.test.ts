@@ -143,7 +143,7 @@ describe('server-sent events', () => {
     await expect(others.next(300)).rejects.toThrow(/no event/);
   });
 
-  it('refuses a client more streams than its limit (429), a bad since (400) and a missing key (401)', async () => {
+  it('refuses a client more streams than its limit (429), a bad since (422) and a missing key (401)', async () => {
     const dave = await h.account('dave');
     const uuid = await h.create(dave, { file_name: 'limit', file_data: {} });
     const streams = await Promise.all(Array.from({ length: 4 }, () => sse(`/${uuid}/events`, access(dave))));
@@ -154,7 +154,7 @@ describe('server-sent events', () => {
     streams[0]!.close();
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect((await sse(`/${uuid}/events`, access(dave))).status).toBe(200);
-    expect((await sse(`/${uuid}/events?since=abc`, access(alice))).status).toBe(400);
+    expect((await sse(`/${uuid}/events?since=abc`, access(alice))).status).toBe(422);
     expect((await sse(`/${uuid}/events`)).status).toBe(401);
   });
 

@@ -86,7 +86,10 @@ export class Client {
     const reply = await rawRequest(this.port, path, options);
     if (!options.unchecked) {
       const type = reply.headers['content-type'];
-      this.checker.check(method, path, reply.status, Array.isArray(type) ? type[0] : type, reply.text);
+      this.checker.check(method, path, reply.status, Array.isArray(type) ? type[0] : type, reply.text, reply.headers);
+      const body = options.body === undefined ? undefined : Buffer.isBuffer(options.body) ? options.body.toString('utf8') : typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
+      const sent = { 'content-type': options.body === undefined ? undefined : 'application/json', ...options.headers };
+      this.checker.checkRequest(method, path, reply.status, sent, body);
     }
     let json: unknown;
     try {

@@ -1,0 +1,179 @@
+/**
+ * Change feeds as async iterators (contract §11). Two transports:
+ *
+ * - fetch and a small SSE reader (sse.ts): everywhere, and the only one that can send a key;
+ * - the platform's EventSource, where there is one (browsers), for public feeds.
+ *
+ * Either way a dropped connection (a server restart, a proxy's timeout, the server ending a slow
+ * reader) is resumed with `Last-Event-ID`, so no version is missed: the server replays the later
+ * versions from history, or sends `reset` when history no longer has them.
+ */
+import { parseJson, type JsonValue } from 'silo-query';
+import { SiloError, retryAfterMs } from './errors.js';
+import type { components } from './generated/openapi.js';
+import { backoffMs, sleep, type Transport } from './http.js';
+import { readEvents, type RawEvent } from './sse.js';
+
+type Meta = components['schemas']['SiloMeta'];
+type Region = Meta['region_name'];
+
+/** An event of a feed. `id` is the silo's version (a feed of one silo); the account's feed has none. */
+export type SiloEvent =
+  | { type: 'update'; id: number | undefined; data: Meta & { file_data?: JsonValue } }
+  | { type: 'create'; id: number | undefined; data: Meta }
+  | { type: 'delete'; id: number | undefined; data: { file_uuid: string; version: number } & Partial<Meta> }
+  | { type: 'move'; id: number | undefined; data: { file_uuid: string; region_name: Region; version: number } }
+  | { type: 'reset'; id: number | undefined; data: { file_uuid: string; version: number } };
+
+export interface EventOptions {
+  /** The last version the caller has: later versions still in history are replayed first. */
+  since?: number;
+  /** Each update carries `file_data` (numbers exact). */
+  data?: boolean;
+  /** Default: private when the client has an access key, else public. */
+  address?: 'private' | 'public';
+  /** The silo's region, when the client has not seen it. */
+  region?: Region;
+  /** Ends the feed: the iterator returns. */
+  signal?: AbortSignal;
+  /** Reconnections in a row without an event before giving up (default 20); the wait doubles from 500 ms to 5 s. */
+  reconnects?: number;
+  /** `auto` (default): EventSource for a public feed where the platform has one, else fetch. */
+  transport?: 'auto' | 'fetch' | 'eventsource';
+}
+
+export interface FeedSpec {
+  transport: Transport;
+  url: string;
+  headers: Record<string, string>;
+  options: EventOptions;
+  /** Whether this feed may use EventSource (it cannot send headers). */
+  eventSource: boolean;
+  onEvent?: (event: SiloEvent) => void;
+}
+
+/** Events after which the server ends the stream: nothing follows. */
+const FINAL = new Set(['delete', 'move']);
+
+function toEvent(raw: RawEvent): SiloEvent {
+  const id = raw.id !== undefined && /^\d+$/.test(raw.id) ? Number(raw.id) : undefined;
+  return { type: raw.event, id, data: parseJson(raw.data) } as SiloEvent;
+}
+
+/** What this module uses of the platform's EventSource (described here: Node's types have none). */
+interface EventSourceLike {
+  readonly readyState: number;
+  onerror: ((event: unknown) => void) | null;
+  addEventListener(type: string, listener: (event: { type: string; data: string; lastEventId: string }) => void): void;
+  close(): void;
+}
+interface EventSourceClass {
+  new (url: string): EventSourceLike;
+  readonly CLOSED: number;
+}
+
+export function events(spec: FeedSpec): AsyncGenerator<SiloEvent> {
+  const wanted = spec.options.transport ?? 'auto';
+  const EventSourceCtor = (globalThis as { EventSource?: EventSourceClass }).EventSource;
+  if (spec.eventSource && EventSourceCtor && wanted !== 'fetch') return viaEventSource(spec, EventSourceCtor);
+  if (wanted === 'eventsource') throw new TypeError(EventSourceCtor ? 'EventSource cannot send a key: use the fetch transport' : 'This platform has no EventSource');
+  return viaFetch(spec);
+}
+
+async function* viaFetch(spec: FeedSpec): AsyncGenerator<SiloEvent> {
+  const { signal } = spec.options;
+  const limit = spec.options.reconnects ?? 20;
+  let lastId = spec.options.since === undefined ? undefined : String(spec.options.since);
+  let failures = 0;
+  let lastError: unknown;
+  while (!signal?.aborted) {
+    let retryMs: number | undefined;
+    try {
+      const response = await spec.transport.fetch(spec.url, {
+        headers: { Accept: 'text/event-stream', ...spec.headers, ...(lastId === undefined ? {} : { 'Last-Event-ID': lastId }) },
+        ...(signal ? { signal } : {}),
+      });
+      if (!response.ok || response.body === null) {
+        const error = await SiloError.from(response);
+        // Busy (429: too many streams, 503: storage or memory): wait as asked and try again. Anything else is final.
+        if (response.status !== 429 && response.status !== 503 && response.status < 500) throw error;
+        lastError = error;
+        retryMs = retryAfterMs(response.headers.get('Retry-After'));
+      } else {
+        const reading = readEvents(response.body);
+        for await (const raw of reading.events) {
+          failures = 0;
+          const event = toEvent(raw);
+          if (raw.id !== undefined) lastId = raw.id;
+          spec.onEvent?.(event);
+          yield event;
+          if (FINAL.has(event.type)) return;
+        }
+        retryMs = reading.retryMs();
+        lastError = new Error('The event stream ended');
+      }
+    } catch (error) {
+      if (signal?.aborted) return;
+      if (error instanceof SiloError) throw error;
+      lastError = error; // the network: the server went away, or the connection broke
+    }
+    if (++failures > limit) throw lastError;
+    try {
+      await sleep(retryMs ?? Math.min(5000, backoffMs(failures - 1, 500)), signal);
+    } catch {
+      return; // aborted while waiting
+    }
+  }
+}
+
+async function* viaEventSource(spec: FeedSpec, EventSourceCtor: EventSourceClass): AsyncGenerator<SiloEvent> {
+  const { signal } = spec.options;
+  if (signal?.aborted) return;
+  // EventSource cannot send Last-Event-ID on its first request: ?since= says the same. On its own
+  // reconnections it sends the header, which the server prefers.
+  const url = new URL(spec.url, (globalThis as { location?: { href: string } }).location?.href);
+  if (spec.options.since !== undefined) url.searchParams.set('since', String(spec.options.since));
+  const source = new EventSourceCtor(url.toString());
+  const queue: SiloEvent[] = [];
+  let wake: (() => void) | undefined;
+  let failed = false;
+  let lastId = spec.options.since;
+  const push = (event: { type: string; data: string; lastEventId: string }) => {
+    const parsed = toEvent({ event: event.type, data: event.data, id: event.lastEventId === '' ? undefined : event.lastEventId });
+    if (parsed.id !== undefined) lastId = parsed.id;
+    queue.push(parsed);
+    wake?.();
+  };
+  for (const type of ['update', 'delete', 'move', 'reset']) source.addEventListener(type, push);
+  // A refused stream (404, 422, ...) closes the EventSource for good; a dropped one it reconnects itself.
+  source.onerror = () => {
+    if (source.readyState === EventSourceCtor.CLOSED) {
+      failed = true;
+      wake?.();
+    }
+  };
+  const onAbort = () => wake?.();
+  signal?.addEventListener('abort', onAbort);
+  try {
+    for (;;) {
+      while (queue.length > 0) {
+        const event = queue.shift()!;
+        spec.onEvent?.(event);
+        yield event;
+        if (FINAL.has(event.type)) return;
+      }
+      if (signal?.aborted) return;
+      if (failed) {
+        // EventSource does not say why, and gives up: fetch goes on from the last event, and says why when it cannot.
+        source.close();
+        yield* viaFetch({ ...spec, options: { ...spec.options, ...(lastId === undefined ? {} : { since: lastId }) } });
+        return;
+      }
+      await new Promise<void>((resolve) => (wake = resolve));
+      wake = undefined;
+    }
+  } finally {
+    source.close();
+    signal?.removeEventListener('abort', onAbort);
+  }
+}

@@ -1,0 +1,52 @@
+/**
+ * silo-client: the official TypeScript client of Silo's HTTP API, for Node 20+ and browsers.
+ * No runtime dependency but silo-query (exact JSON numbers), which has none.
+ *
+ *   const silo = new SiloClient({ baseUrl: 'http://localhost:8080', manageKey, accessKey });
+ *   const { file_uuid } = await silo.create({ file_name: 'users', file_data: [{ name: 'Ada', age: 36 }] });
+ *   const { data, total } = await silo.read(file_uuid, { filter: where('age').gt(30), sort: '-age' });
+ */
+export {
+  REGIONS,
+  SiloClient,
+  Webhooks,
+  type Address,
+  type CallOptions,
+  type ConflictOptions,
+  type Current,
+  type Delivery,
+  type FileData,
+  type JsonPatch,
+  type JsonPatchOperation,
+  type PageOptions,
+  type ReadOptions,
+  type ReadResult,
+  type Region,
+  type SiloClientOptions,
+  type SiloCreate,
+  type SiloCreated,
+  type SiloDeleted,
+  type SiloList,
+  type SiloListItem,
+  type SiloMergePatch,
+  type SiloMeta,
+  type SiloUpdate,
+  type SiloUpdated,
+  type Tagged,
+  type VersionData,
+  type VersionInfo,
+  type VersionList,
+  type WebhookCreate,
+  type WebhookCreated,
+  type WebhookDeleted,
+  type WebhookEvent,
+  type WebhookInfo,
+  type WebhookRetried,
+  type WriteOptions,
+} from './client.js';
+export { isSiloError, SiloError, type ValidationIssue } from './errors.js';
+export type { EventOptions, SiloEvent } from './events.js';
+export type { RetryOptions } from './http.js';
+export { and, Field, Filter, literal, not, or, pathText, queryString, where, type Literal, type Op, type FilterOp, type Output, type Path, type ReadQuery } from './query.js';
+export type { components, operations, paths } from './generated/openapi.js';
+export { JsonNumber, type JsonValue } from 'silo-query';
