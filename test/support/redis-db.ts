@@ -1,12 +1,12 @@
 /**
  * The databases of the shared test Redis that reliability tests may own, one per test file,
- * emptied (FLUSHDB of that database only) before and after use: 10 webhooks, 12 conditional-writes, 13
+ * emptied (FLUSHDB of that database only) before and after use: 5 audit-crash, 10 webhooks, 12 conditional-writes, 13
  * rate-limit, 14 crash-writes, 15 concurrent-patches. Nothing else of the shared Redis is touched.
  */
 import { createClient } from '@keyv/redis';
 import { TEST_REDIS_URL } from './redis.js';
 
-export const RELIABILITY_DBS = [10, 12, 13, 14, 15] as const;
+export const RELIABILITY_DBS = [5, 10, 12, 13, 14, 15] as const;
 export type ReliabilityDb = (typeof RELIABILITY_DBS)[number];
 
 /** The URL of database `db` of the test Redis. */

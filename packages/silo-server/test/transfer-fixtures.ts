@@ -208,8 +208,19 @@ export async function exportOf(url: string): Promise<string> {
   return run.stdout;
 }
 
-/** An export's lines sorted: equal for the same logical store whatever engine held it. */
-export const sorted = (text: string): string[] => text.trimEnd().split('\n').sort();
+/**
+ * An export without the audit entries that imports wrote (each import records one per account):
+ * its other lines, and its counts line with those entries not counted.
+ */
+export function withoutImports(text: string): string {
+  const lines = text.trimEnd().split('\n');
+  const kept = lines.filter((l) => !(l.startsWith('{"record":"audit"') && l.includes('"action":"import"')));
+  const removed = lines.length - kept.length;
+  return `${kept.map((l) => (l.startsWith('{"record":"counts"') ? l.replace(/"audit":(\d+)/, (_, n: string) => `"audit":${Number(n) - removed}`) : l)).join('\n')}\n`;
+}
+
+/** An export's lines sorted, without the entries of imports: equal for the same logical store whatever engine held it. */
+export const sorted = (text: string): string[] => withoutImports(text).trimEnd().split('\n').sort();
 
 /** Every row of every table of a SQLite store (0: nothing of Silo is left in it). */
 export function sqliteRows(url: string): number {

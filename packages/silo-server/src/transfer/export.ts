@@ -1,5 +1,5 @@
 /**
- * `silo export`'s walk of a storage: accounts, then keys, webhooks and console users, then each
+ * `silo export`'s walk of a storage: accounts, then keys, webhooks, console users and audit entries, then each
  * account's silos page by page of its listing index, each silo followed by its kept history with every version's data. Lines
  * are produced as the reader pulls them (an async generator), so a slow writer holds the walk
  * back and memory stays flat: at most a few silos' histories are held at once.
@@ -10,14 +10,15 @@
  * an error; export a store no server is writing to.
  */
 import type { SiloHead, SiloStorage, VersionEntry } from 'koa-silo';
-import { accountLine, countsLine, emptyCounts, headerLine, keyLine, siloLine, userLine, versionLine, webhookLine, type Counts, type StoredUser } from './format.js';
+import { accountLine, auditLine, countsLine, emptyCounts, headerLine, keyLine, siloLine, userLine, versionLine, webhookLine, type Counts, type StoredUser } from './format.js';
 import type { Progress } from './progress.js';
 
 /** The store cannot be exported as it is (it changed meanwhile, or holds what the format cannot carry). */
 export class ExportError extends Error {}
 
-/** Silos per read of the listing index. */
+/** Silos per read of the listing index; audit entries per read of the audit log. */
 const PAGE = 100;
+const AUDIT_PAGE = 500;
 /** Silos read ahead of the one being written (each holds its history's data in memory). */
 const READ_AHEAD = 4;
 /** Reads of one silo before a silo that keeps changing is an error. */
@@ -137,6 +138,20 @@ export async function* exportLines(storage: SiloStorage, progress: Progress): As
   for (const user of await usersOf(storage, names)) {
     yield userLine(user);
     counts.users++;
+  }
+  for (const name of names) {
+    const { total } = await storage.listAudit(name, { offset: 0, limit: 0 });
+    let seen = 0;
+    for (let offset = 0; offset < total; offset += AUDIT_PAGE) {
+      const { entries } = await storage.listAudit(name, { offset, limit: AUDIT_PAGE });
+      for (const entry of entries) {
+        if (entry.account !== name) throw new ExportError(`audit entry ${JSON.stringify(entry.id)} is listed under account ${JSON.stringify(name)} but names account ${JSON.stringify(entry.account)}`);
+        yield auditLine(entry);
+        counts.audit++;
+        seen++;
+      }
+    }
+    if (seen !== total) throw new ExportError(`account ${JSON.stringify(name)} had ${total} audit entries when their export began and ${seen} were read: export a store no server is writing to`);
   }
   for (const name of names) {
     for await (const silo of silosOf(storage, name)) {

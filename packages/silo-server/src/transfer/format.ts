@@ -6,7 +6,7 @@
  * the line that is wrong rather than half understood.
  */
 import type { ImportedSilo, SiloHead, SiloStorage, StoredKey, VersionEntry } from 'koa-silo';
-import { MANAGE_KEY_DURATIONS, REGIONS, WEBHOOK_EVENTS, type Account } from 'koa-silo/model';
+import { AUDIT_ACTIONS, AUDIT_ACTOR_TYPES, MANAGE_KEY_DURATIONS, REGIONS, WEBHOOK_EVENTS, type Account, type AuditEntry } from 'koa-silo/model';
 
 export const FORMAT_NAME = 'silo-export';
 /**
@@ -35,6 +35,8 @@ export type KeyRecord = { record: 'key' } & StoredKey;
 export type WebhookRecord = { record: 'webhook' } & StoredWebhook;
 /** One console user, with the scrypt hash of its password (its old password keeps working). */
 export type UserRecord = { record: 'user' } & StoredUser;
+/** One audit log entry of an account (contract §19): never a key value, a password or silo data. */
+export type AuditRecord = { record: 'audit' } & AuditEntry;
 export type SiloLine = { record: 'silo' } & ImportedSilo;
 /** One kept version of the silo of the `silo` line before it, with its data's exact JSON text. */
 export type VersionLine = { record: 'version'; file_uuid: string; data: string } & Omit<VersionEntry, 'blob' | 'tail'>;
@@ -47,6 +49,8 @@ export interface Counts {
   webhooks: number;
   /** Absent from files written before console users: read as 0. */
   users: number;
+  /** Absent from files written before the audit log: read as 0. */
+  audit: number;
 }
 export type CountsRecord = { record: 'counts' } & Counts;
 
@@ -54,9 +58,9 @@ export type CountsRecord = { record: 'counts' } & Counts;
  * Every record of format 1. Console users (`user`) come after the webhooks and before the silos;
  * a reader from before them refuses them as unknown rather than skip them.
  */
-export type TransferRecord = HeaderRecord | AccountRecord | KeyRecord | WebhookRecord | UserRecord | SiloLine | VersionLine | CountsRecord;
+export type TransferRecord = HeaderRecord | AccountRecord | KeyRecord | WebhookRecord | UserRecord | AuditRecord | SiloLine | VersionLine | CountsRecord;
 
-export const emptyCounts = (): Counts => ({ accounts: 0, keys: 0, silos: 0, versions: 0, webhooks: 0, users: 0 });
+export const emptyCounts = (): Counts => ({ accounts: 0, keys: 0, silos: 0, versions: 0, webhooks: 0, users: 0, audit: 0 });
 
 /** A stored record has a field this format does not carry: exporting it would lose it silently. */
 export class UnknownFieldError extends Error {}
@@ -67,9 +71,10 @@ const FIELDS = {
   key: ['type', 'name', 'account', 'created_at', 'duration?', 'expires_at?', 'silos?', 'hash'],
   webhook: ['id', 'account', 'url', 'events', 'silos', 'created_at', 'disabled', 'failing_since', 'secret'],
   user: ['name', 'account', 'hash', 'created_at'],
+  audit: ['id', 'account', 'time', 'action', 'actor', 'address', 'file_uuid?', 'version?', 'subject?', 'outcome'],
   silo: ['file_uuid', 'file_name', 'region_name', 'is_public', 'created_at', 'updated_at', 'account', 'size', 'version', 'etag', 'oldest'],
   version: ['file_uuid', 'version', 'updated_at', 'file_name', 'is_public', 'region_name', 'size', 'etag', 'data'],
-  counts: ['accounts', 'keys', 'silos', 'versions', 'webhooks', 'users'],
+  counts: ['accounts', 'keys', 'silos', 'versions', 'webhooks', 'users', 'audit'],
 } as const;
 
 /** Storage-internal fields: where data lies, which another engine names differently. */
@@ -94,6 +99,7 @@ export const accountLine = (a: Account): string => line('account', a, () => `acc
 export const keyLine = (k: StoredKey): string => line('key', k, () => `a key of account ${JSON.stringify(k.account)}`);
 export const webhookLine = (w: StoredWebhook): string => line('webhook', w, () => `webhook ${JSON.stringify(w.id)} of account ${JSON.stringify(w.account)}`);
 export const userLine = (u: StoredUser): string => line('user', u, () => `console user ${JSON.stringify(u.name)} of account ${JSON.stringify(u.account)}`);
+export const auditLine = (e: AuditEntry): string => line('audit', e, () => `audit entry ${JSON.stringify(e.id)} of account ${JSON.stringify(e.account)}`);
 export const siloLine = (h: SiloHead): string => line('silo', h, () => `silo ${h.file_uuid}`);
 export const countsLine = (c: Counts): string => line('counts', c, () => 'counts');
 export function versionLine(uuid: string, e: VersionEntry, data: string): string {
@@ -144,6 +150,22 @@ const CHECKS: Record<Kind, Record<string, Check>> = {
     secret,
   },
   user: { name: text, account: text, hash: scryptHash, created_at: time },
+  audit: {
+    id: (v) => typeof v === 'string' && /^[0-9a-z]{15}[A-Za-z0-9_-]+$/.test(v),
+    account: text,
+    time,
+    action: (v) => (AUDIT_ACTIONS as readonly unknown[]).includes(v),
+    actor: (v) => {
+      if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
+      const a = v as Record<string, unknown>;
+      return Object.keys(a).every((k) => k === 'type' || k === 'name') && (AUDIT_ACTOR_TYPES as readonly unknown[]).includes(a.type) && str(a.name);
+    },
+    address: (v) => v === null || str(v),
+    file_uuid: (v) => v === undefined || text(v),
+    version: (v) => v === undefined || positive(v),
+    subject: (v) => v === undefined || str(v),
+    outcome: (v) => v === 'success' || v === 'failure',
+  },
   silo: {
     file_uuid: text,
     file_name: str,
@@ -158,7 +180,15 @@ const CHECKS: Record<Kind, Record<string, Check>> = {
     oldest: positive,
   },
   version: { file_uuid: text, version: positive, updated_at: time, file_name: str, is_public: bool, region_name: region, size: count, etag: text, data: str },
-  counts: { accounts: count, keys: count, silos: count, versions: count, webhooks: (v) => v === undefined || count(v), users: (v) => v === undefined || count(v) },
+  counts: {
+    accounts: count,
+    keys: count,
+    silos: count,
+    versions: count,
+    webhooks: (v) => v === undefined || count(v),
+    users: (v) => v === undefined || count(v),
+    audit: (v) => v === undefined || count(v),
+  },
 };
 
 /** Parses one line into a record of this format, or throws RecordError saying what is wrong. */
@@ -185,10 +215,10 @@ export function parseRecord(raw: string): TransferRecord {
   for (const [name, check] of Object.entries(checks)) {
     if (!check(fields[name])) throw new RecordError(`a ${kind} record with ${fields[name] === undefined ? 'no' : 'an invalid'} ${name}`);
   }
-  // A counts line from before webhooks or console users: none of them.
-  if (kind === 'counts' && (fields.webhooks === undefined || fields.users === undefined)) {
-    const counts = value as Omit<CountsRecord, 'webhooks' | 'users'> & Partial<Pick<CountsRecord, 'webhooks' | 'users'>>;
-    return { ...counts, webhooks: counts.webhooks ?? 0, users: counts.users ?? 0 };
+  // A counts line from before webhooks, console users or the audit log: none of them.
+  if (kind === 'counts' && (fields.webhooks === undefined || fields.users === undefined || fields.audit === undefined)) {
+    const counts = value as Omit<CountsRecord, 'webhooks' | 'users' | 'audit'> & Partial<Pick<CountsRecord, 'webhooks' | 'users' | 'audit'>>;
+    return { ...counts, webhooks: counts.webhooks ?? 0, users: counts.users ?? 0, audit: counts.audit ?? 0 };
   }
   return value as TransferRecord;
 }

@@ -20,6 +20,7 @@
  * target is then left with part of the import, to be emptied before trying again.
  */
 import type { ImportedVersion, RecordRules, SiloStorage } from 'koa-silo';
+import { type AuditEntry, COMMAND_ACTOR, auditEntryOf } from 'koa-silo/model';
 import { emptyCounts, FORMAT_NAME, parseRecord, RecordError, siloOf, type Counts, type SiloLine, type StoredUser, type StoredWebhook, type TransferRecord } from './format.js';
 import type { Progress } from './progress.js';
 import { removeImported } from './rollback.js';
@@ -35,17 +36,21 @@ class LineError extends Error {}
 
 const at = (line: number, message: string) => new LineError(`line ${line}: ${message}`);
 
-type Phase = 'header' | 'accounts' | 'keys' | 'webhooks' | 'users' | 'silos' | 'end';
+type Phase = 'header' | 'accounts' | 'keys' | 'webhooks' | 'users' | 'audit' | 'silos' | 'end';
 const ORDER: Record<Exclude<TransferRecord['record'], typeof FORMAT_NAME>, Phase> = {
   account: 'accounts',
   key: 'keys',
   webhook: 'webhooks',
   user: 'users',
+  audit: 'audit',
   silo: 'silos',
   version: 'silos',
   counts: 'end',
 };
-const RANK: Record<Phase, number> = { header: 0, accounts: 1, keys: 2, webhooks: 3, users: 4, silos: 5, end: 6 };
+const RANK: Record<Phase, number> = { header: 0, accounts: 1, keys: 2, webhooks: 3, users: 4, audit: 5, silos: 6, end: 7 };
+
+/** Audit entries written per call (each entry keeps its id and time). */
+const AUDIT_BATCH = 100;
 
 /** The silo whose version lines are being read. */
 interface OpenSilo {
@@ -139,6 +144,16 @@ async function importInto(storage: SiloStorage, lines: AsyncIterable<string>, op
   const userNames = new Set<string>();
   /** Silos read: a uuid names one silo, whatever its account. */
   const siloIds = new Set<string>();
+  /** Audit entries read and not yet written; the ids read (an id is one entry). */
+  let entries: AuditEntry[] = [];
+  const entryIds = new Set<string>();
+  const flushAudit = async () => {
+    if (entries.length === 0) return;
+    const batch = entries;
+    entries = [];
+    await storage.importAudit(batch);
+    written.audit += batch.length;
+  };
   let phase: Phase = 'header';
   let open: OpenSilo | undefined;
   let lineNo = 0;
@@ -181,7 +196,8 @@ async function importInto(storage: SiloStorage, lines: AsyncIterable<string>, op
     }
     if (phase === 'header') throw at(lineNo, `not a silo export: the first line must be {"record":"${FORMAT_NAME}",...}`);
     const next = ORDER[record.record];
-    if (RANK[next] < RANK[phase]) throw at(lineNo, `a ${record.record} record after the ${phase} (an export lists accounts, then keys, then webhooks, then users, then silos)`);
+    if (RANK[next] < RANK[phase]) throw at(lineNo, `a ${record.record} record after the ${phase} (an export lists accounts, then keys, then webhooks, then users, then audit entries, then silos)`);
+    if (next !== 'audit') await flushAudit();
     phase = next;
 
     switch (record.record) {
@@ -232,6 +248,17 @@ async function importInto(storage: SiloStorage, lines: AsyncIterable<string>, op
         users.push({ line: lineNo, user });
         break;
       }
+      case 'audit': {
+        read.audit++;
+        const { record: _, ...entry } = record;
+        if (!accounts.has(entry.account)) throw at(lineNo, `audit entry ${JSON.stringify(entry.id)} of account ${JSON.stringify(entry.account)}, which no account line before it names`);
+        const id = `${entry.account}\n${entry.id}`;
+        if (entryIds.has(id)) throw at(lineNo, `audit entry ${JSON.stringify(entry.id)} of account ${JSON.stringify(entry.account)} appears twice`);
+        entryIds.add(id);
+        entries.push(entry);
+        if (entries.length >= AUDIT_BATCH) await flushAudit();
+        break;
+      }
       case 'silo': {
         if (open) throw at(lineNo, `silo ${open.silo.file_uuid} (line ${open.line}) has ${open.versions.length} of its ${open.silo.version - open.silo.oldest + 1} versions`);
         read.silos++;
@@ -274,6 +301,7 @@ async function importInto(storage: SiloStorage, lines: AsyncIterable<string>, op
     }
   }
   await writes.settle();
+  await flushAudit();
   if (!expected) throw new Error(`the input ends after line ${lineNo} without its counts line: it is truncated (or not a whole export)`);
   if (signal?.aborted) throw new Error(`interrupted after line ${lineNo}`);
   for (const { line, hook } of hooks) {
@@ -289,6 +317,11 @@ async function importInto(storage: SiloStorage, lines: AsyncIterable<string>, op
   if (wrote) throw new Error(`the counts line says ${wrote} written`);
   const listed = differences(expected, await listedCounts(storage, written.versions));
   if (listed) throw new Error(`the counts line says ${listed} in the target after the import`);
+  // Each account's log says that it was imported, by the `silo` command (contract §19).
+  const importedAt = new Date().toISOString();
+  for (const account of accounts.keys()) {
+    await storage.appendAudit(auditEntryOf('import', account, { actor: COMMAND_ACTOR, address: null }, importedAt, undefined, `${written.silos} silos, ${written.audit} audit entries`));
+  }
   progress.done(written);
   return written;
 }
@@ -314,5 +347,7 @@ async function listedCounts(storage: SiloStorage, versions: number): Promise<Cou
   }
   // Every user the target has: it was empty, so any other than those imported is a mismatch too.
   const users = (await storage.listUsers()).length;
-  return { accounts: names.length, keys, silos, versions, webhooks, users };
+  let audit = 0;
+  for (const name of names) audit += (await storage.listAudit(name, { offset: 0, limit: 0 })).total;
+  return { accounts: names.length, keys, silos, versions, webhooks, users, audit };
 }

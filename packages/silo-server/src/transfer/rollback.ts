@@ -2,7 +2,7 @@
  * Undoing a failed import. An import writes into empty storage only, so what it wrote is exactly
  * what the accounts it created hold: their console users (first: nobody signs in to an account
  * being removed), each of their silos (found through the listing index, page by page, so memory
- * stays flat), their webhooks, their keys, then the accounts themselves. Every step is one of
+ * stays flat), their webhooks, their keys, their audit entries, then the accounts themselves. Every step is one of
  * storage's own atomic removals, so a rollback cut short leaves whole records, never parts of
  * one, and running it again finishes the job.
  *
@@ -32,6 +32,8 @@ export async function removeImported(storage: SiloStorage, accounts: readonly st
     // Off the delivery worker's round too: an import writes no pending delivery, so none waits.
     await storage.unhookIfIdle(account);
     for (const key of await storage.listKeys(account)) await storage.removeKey(account, key.type, key.name);
+    // Every audit entry of the account (an entry is never older than the end of time).
+    await storage.pruneAudit(account, Number.POSITIVE_INFINITY);
     await storage.removeAccount(account);
   }
 }
