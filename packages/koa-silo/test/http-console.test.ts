@@ -143,6 +143,18 @@ describe('console sessions', () => {
     expect((await rawRequest(h.server.port, '/console/api/keys', { method: 'POST', headers: { 'X-MAN-API': value } })).status).toBe(401);
   });
 
+  it('answers the console\'s first question, "who is signed in?", with 200 whether or not anyone is (no 401 in the browser\'s console)', async () => {
+    const { password: fays } = await h.silo.console.createUser({ account: 'acme', name: 'fay' });
+    const nobody = await page('/console/api/session');
+    expect([nobody.status, JSON.parse(nobody.text)]).toEqual([200, { signed_in: false }]);
+    expect(nobody.headers['cache-control']).toBe('no-store');
+    expect(JSON.parse((await page('/console/api/session', { cookie: 'silo_session=forged' })).text)).toEqual({ signed_in: false });
+    const cookie = cookieOf(await signIn('fay', fays, '10.0.0.6'));
+    expect(JSON.parse((await page('/console/api/session', { cookie })).text)).toEqual({ signed_in: true, user: 'fay', account: 'acme' });
+    await page('/console/api/sign-out', { method: 'POST', cookie });
+    expect(JSON.parse((await page('/console/api/session', { cookie })).text)).toEqual({ signed_in: false });
+  });
+
   it('ends the session on sign-out, and when the user is deleted', async () => {
     // A user of its own, with no failures that would slow its attempts down.
     const { password: dans } = await h.silo.console.createUser({ account: 'acme', name: 'dan' });

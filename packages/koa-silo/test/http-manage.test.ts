@@ -152,8 +152,10 @@ describe('list', () => {
     expect(reply.json.metadata).toEqual({ total_items: 7, per_page: 25, page_no: 1 });
     expect(reply.json.silos.map((s: { file_uuid: string }) => s.file_uuid)).toEqual(newestFirst);
     expect(Object.keys(reply.json.silos[0]).sort()).toEqual(
-      ['created_at', 'file_name', 'file_uuid', 'is_public', 'region_name', 'updated_at', 'version'],
+      ['created_at', 'file_name', 'file_uuid', 'is_public', 'region_name', 'size', 'updated_at', 'version'],
     );
+    // size: the byte length of the stored file_data text ({"i":N}), as history's entries give it.
+    expect(reply.json.silos.map((s: { size: number }) => s.size)).toEqual(newestFirst.map(() => 7));
   });
 
   it('pages with page (or page_no) and per_page, and a page past the end is empty with the true total', async () => {

@@ -88,7 +88,10 @@ describe('webhooks', () => {
     expect(list.status).toBe(200);
     expect(list.json.webhooks).toHaveLength(1);
     expect(list.text).not.toContain(made.json.secret);
-    expect((await h.client.request(`/api/v1/manage/webhooks/${made.json.id}`, { method: 'DELETE', headers: manage(alice) })).status).toBe(204);
+    // One rule for deletes, the hosted interface's (a silo's delete): 200 with what was deleted.
+    const removed = await h.client.request(`/api/v1/manage/webhooks/${made.json.id}`, { method: 'DELETE', headers: manage(alice) });
+    expect(removed.status).toBe(200);
+    expect(removed.json).toEqual({ id: made.json.id, deleted: true });
     expect((await h.client.request(`/api/v1/manage/webhooks/${made.json.id}`, { method: 'DELETE', headers: manage(alice) })).status).toBe(404);
   });
 
@@ -267,5 +270,43 @@ describe('webhooks', () => {
     const ok = await create(alice, { url: 'https://example.org/', events: ['silo.updated'], silos: [mine.toUpperCase()] });
     expect(ok.status).toBe(201);
     expect(ok.json.silos).toEqual([mine]);
+  });
+});
+
+describe('webhooks: retry now', () => {
+  // A first retry a minute away: only a retry-now brings it within the test's time.
+  const SLOW = { ...TIMING, retryBaseMs: 60_000, maxRetryMs: 60_000 };
+  let h: Harness;
+  let alice: Account;
+  let r: Awaited<ReturnType<typeof receiver>>;
+
+  beforeAll(async () => {
+    h = await startSilo({ webhooks: { allowPrivate: true, maxPerAccount: 3, timing: SLOW } });
+    alice = await h.account('alice');
+    r = await receiver([503]);
+  });
+  afterAll(async () => {
+    await h.close();
+    await r.close();
+  });
+
+  it('attempts a delivery waiting for its retry at once, with the same webhook-id; 404 for another account', async () => {
+    const made = await h.client.request('/api/v1/manage/webhooks', { method: 'POST', headers: manage(alice), body: { url: r.url, events: ['silo.created'] } });
+    expect(made.status).toBe(201);
+    await h.create(alice, { file_name: 'a', file_data: {} });
+    await r.until(1);
+    // The failed attempt settled (recorded after its retry was scheduled).
+    const deliveries = () => h.client.request(`/api/v1/manage/webhooks/${made.json.id}/deliveries`, { headers: manage(alice) });
+    await expect.poll(async () => (await deliveries()).json.deliveries[0]?.outcome).toBe('retrying');
+    const retried = await h.client.request(`/api/v1/manage/webhooks/${made.json.id}/retry`, { method: 'POST', headers: manage(alice) });
+    expect(retried.status).toBe(200);
+    expect(retried.json).toEqual({ id: made.json.id, rescheduled: 1 });
+    const [first, second] = await r.until(2, 3000);
+    expect(second!.headers['webhook-id']).toBe(first!.headers['webhook-id']);
+    // Delivered: nothing waits any more.
+    await expect.poll(async () => (await deliveries()).json.deliveries[0]?.outcome).toBe('delivered');
+    expect((await h.client.request(`/api/v1/manage/webhooks/${made.json.id}/retry`, { method: 'POST', headers: manage(alice) })).json).toEqual({ id: made.json.id, rescheduled: 0 });
+    const bob = await h.account('bob');
+    expect((await h.client.request(`/api/v1/manage/webhooks/${made.json.id}/retry`, { method: 'POST', headers: manage(bob) })).status).toBe(404);
   });
 });

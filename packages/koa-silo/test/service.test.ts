@@ -54,6 +54,22 @@ describe('accounts', () => {
   });
 });
 
+describe('deleting an account', () => {
+  it('removes an account once it holds nothing: refuses while a key or silo is left, or without the name confirmed', async () => {
+    await expect(accounts.deleteAccount('alice', 'ALICE')).rejects.toBeInstanceOf(BadRequestError);
+    await expect(accounts.deleteAccount('nobody', 'nobody')).rejects.toBeInstanceOf(NotFoundError);
+    await accounts.createKey({ account: 'alice', type: 'access', name: 'r' });
+    const made = await silos.create('alice', { file_name: 'x', file_data: {} });
+    await expect(accounts.deleteAccount('alice', 'alice')).rejects.toThrow(/still has 1 key\(s\), 1 silo\(s\)/);
+    await accounts.revokeKey({ account: 'alice', type: 'access', name: 'r', confirm: 'r' });
+    await expect(accounts.deleteAccount('alice', 'alice')).rejects.toBeInstanceOf(ConflictError);
+    await silos.delete('alice', made.file_uuid);
+    await accounts.deleteAccount('alice', 'alice');
+    expect(await accounts.getAccount('alice')).toBeUndefined();
+    expect((await accounts.listAccounts()).map((a) => a.name)).toEqual(['bob']);
+  });
+});
+
 describe('keys', () => {
   it('issues a manage key once: a prefixed random value, only its hash at rest', async () => {
     const created = await accounts.createKey({ account: 'alice', type: 'manage', name: 'deploy' });
@@ -92,13 +108,26 @@ describe('keys', () => {
     expect((await accounts.authenticate(forever.key, 'manage')).keyName).toBe('forever');
   });
 
-  it('refuses a bad duration, and any duration on an access key', async () => {
+  it('refuses a bad duration, for either key type', async () => {
     await expect(
       accounts.createKey({ account: 'alice', type: 'manage', name: 'x', duration: '1d' as '7d' }),
     ).rejects.toBeInstanceOf(BadRequestError);
-    await expect(accounts.createKey({ account: 'alice', type: 'access', name: 'x', duration: '7d' })).rejects.toBeInstanceOf(
+    await expect(accounts.createKey({ account: 'alice', type: 'access', name: 'x', duration: '1d' as '7d' })).rejects.toBeInstanceOf(
       BadRequestError,
     );
+  });
+
+  it('gives an access key an expiry only when asked, and treats it as invalid from then on', async () => {
+    const week = await accounts.createKey({ account: 'alice', type: 'access', name: 'week', duration: '7d' });
+    expect(week).toMatchObject({ type: 'access', duration: '7d', expires_at: new Date(T0 + 7 * DAY).toISOString() });
+    const forever = await accounts.createKey({ account: 'alice', type: 'access', name: 'forever', duration: 'never' });
+    expect(forever).not.toHaveProperty('expires_at');
+    expect((await accounts.listKeys('alice')).find((k) => k.name === 'week')).toMatchObject({ duration: '7d', expires_at: week.expires_at });
+    clock = T0 + 7 * DAY - 1;
+    expect((await accounts.authenticate(week.key, 'access')).keyName).toBe('week');
+    clock = T0 + 7 * DAY;
+    await expect(accounts.authenticate(week.key, 'access')).rejects.toBeInstanceOf(UnauthorizedError);
+    expect((await accounts.authenticate(forever.key, 'access')).keyName).toBe('forever');
   });
 
   it('refuses keys for an account that does not exist, and blank or odd names', async () => {

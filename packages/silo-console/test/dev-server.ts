@@ -61,6 +61,10 @@ export async function startDevServer(port: number) {
       ctx.body = { user: USER, account: ACCOUNT };
       return;
     }
+    if (route === 'GET /session') {
+      ctx.body = session(ctx) ? { signed_in: true, user: USER, account: ACCOUNT } : { signed_in: false };
+      return;
+    }
     if (!session(ctx)) {
       ctx.status = 401;
       ctx.body = { detail: 'Not signed in' };

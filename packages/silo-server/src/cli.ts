@@ -11,14 +11,17 @@ import { createRequire } from 'node:module';
 import { ConfigError } from './config.js';
 import { StartupError } from './stores.js';
 import { TransferFailure } from './transfer/failure.js';
-import { accountsCreate, accountsList } from './cli/accounts.js';
+import { accountsCreate, accountsDelete, accountsList } from './cli/accounts.js';
 import { CommandError, statusOf, UsageError } from './cli/errors.js';
-import { help } from './cli/help.js';
+import { help, isGroup } from './cli/help.js';
 import { defaultIo, type Command, type Io } from './cli/io.js';
 import { keysCreate, keysList, keysRevoke } from './cli/keys.js';
 import { serve } from './cli/serve.js';
+import { audit } from './cli/audit.js';
 import { TRANSFER_COMMANDS } from './cli/transfer.js';
 import { usersCreate, usersDelete, usersList } from './cli/users.js';
+import { silosCreate, silosDelete, silosGet, silosList } from './cli/silos.js';
+import { webhooksCreate, webhooksDelete, webhooksList } from './cli/webhooks.js';
 
 export type { Io };
 
@@ -26,12 +29,20 @@ export type { Io };
 const COMMANDS: Record<string, Command> = {
   'accounts create': accountsCreate,
   'accounts list': accountsList,
+  'accounts delete': accountsDelete,
   'keys create': keysCreate,
   'keys list': keysList,
   'keys revoke': keysRevoke,
   'users create': usersCreate,
   'users list': usersList,
   'users delete': usersDelete,
+  'silos list': silosList,
+  'silos get': silosGet,
+  'silos create': silosCreate,
+  'silos delete': silosDelete,
+  'webhooks list': webhooksList,
+  'webhooks create': webhooksCreate,
+  'webhooks delete': webhooksDelete,
 };
 
 function version(): string {
@@ -53,8 +64,9 @@ async function run(argv: string[], io: Io): Promise<number> {
     return 0;
   }
   if (first === 'serve') return serve(argv.slice(1), io);
+  if (first === 'audit') return audit(argv.slice(1), io);
   if (first === 'export' || first === 'import' || first === 'migrate') return TRANSFER_COMMANDS[first](argv.slice(1), io);
-  if (first === 'accounts' || first === 'keys' || first === 'users') {
+  if (isGroup(first)) {
     if (second === undefined || second === '--help' || second === '-h') {
       if (second !== undefined) return help(first, io);
       const subs = Object.keys(COMMANDS).filter((k) => k.startsWith(`${first} `)).map((k) => k.slice(first.length + 1));
@@ -72,7 +84,7 @@ async function run(argv: string[], io: Io): Promise<number> {
 function commandName(argv: string[]): string | undefined {
   const [first, second] = argv;
   if (first === 'serve' || first === 'export' || first === 'import' || first === 'migrate') return first;
-  if ((first === 'keys' || first === 'accounts' || first === 'users') && second !== undefined && COMMANDS[`${first} ${second}`]) return `${first} ${second}`;
+  if (isGroup(first) && second !== undefined && COMMANDS[`${first} ${second}`]) return `${first} ${second}`;
   return undefined;
 }
 

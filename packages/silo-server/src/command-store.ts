@@ -1,8 +1,9 @@
 /**
  * Which store a `silo` command works on. The data directory resolves as for `silo serve`
  * (SILO_DATA_DIR, default ./.silo-data of the current directory), so the command run from another
- * directory names another store: a command that only reads refuses one that does not exist
- * (rather than create it and answer "no keys"), and every command says which store it opened.
+ * directory names another store: a command refuses one that does not exist (rather than create it
+ * and answer "no keys", or make a key nobody's server knows), unless told `--create`, and every
+ * command says which store it opened.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -37,13 +38,18 @@ function defaultStoreAbove(cwd: string): string | undefined {
   }
 }
 
-/** Why a read-only command stops, in one line: where it looked and how to point it at the right store. */
-export function missingStoreMessage(location: StoreLocation & { kind: 'sqlite' }, flags: Flags, env: Env, cwd: string): string {
+/**
+ * Why a command stops, in one line: where it looked and how to point it at the right store. A
+ * command that writes says that nothing was written; one that may make the store says how.
+ */
+export function missingStoreMessage(location: StoreLocation & { kind: 'sqlite' }, flags: Flags, env: Env, cwd: string, command: { writes: boolean; canCreate: boolean } = { writes: false, canCreate: false }): string {
   const source = chosenBy(flags, env);
-  if (source) return `no store at ${location.path} (set by ${source}), nothing to read: point ${source} at the store the server uses`;
+  const stop = command.writes ? 'nothing written' : 'nothing to read';
+  const orCreate = command.canCreate ? ' (or pass --create to make a new, empty store there)' : '';
+  if (source) return `no store at ${location.path} (set by ${source}), ${stop}: point ${source} at the store the server uses${orCreate}`;
   const found = defaultStoreAbove(cwd);
   const hint = found
     ? `there is one in ${found}: run the command from ${path.dirname(found)}, or set SILO_DATA_DIR=${found} (or --data-dir)`
     : 'run the command from the directory where the server runs, or set SILO_DATA_DIR (or --data-dir, SILO_STORE_URL) as the server has it';
-  return `no store at ${location.path} (SILO_DATA_DIR unset: ./.silo-data of the current directory), nothing to read: ${hint}`;
+  return `no store at ${location.path} (SILO_DATA_DIR unset: ./.silo-data of the current directory), ${stop}: ${hint}${orCreate}`;
 }

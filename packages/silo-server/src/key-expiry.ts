@@ -1,7 +1,8 @@
 /**
- * Manage keys expire (30 days by default), and whatever deploys with one stops working the day it
- * does. So the server warns in its log, at start and then daily, about each manage key that
- * expires within 7 days (or did in the last 7): its account and name, never its value.
+ * Manage keys expire (30 days by default), access keys when given a duration, and whatever uses
+ * one stops working the day it does. So the server warns in its log, at start and then daily,
+ * about each key that expires within 7 days (or did in the last 7): its account and name, never
+ * its value.
  */
 import type { AccountService } from 'koa-silo';
 import { errorFields, type Logger } from './log.js';
@@ -14,13 +15,14 @@ export async function warnExpiringKeys(accounts: AccountService, logger: Logger,
   let warned = 0;
   for (const account of await accounts.listAccounts()) {
     for (const key of await accounts.listKeys(account.name)) {
-      if (key.type !== 'manage' || !key.expires_at) continue;
+      // Every manage key expires; an access key only when it was given a duration.
+      if (!key.expires_at) continue;
       const left = Date.parse(key.expires_at) - now;
       if (Math.abs(left) > EXPIRY_WARNING_DAYS * DAY_MS) continue;
       const fields = { account: key.account, name: key.name, expires_at: key.expires_at };
-      const replace = `replace it: silo keys create --account ${key.account} --type manage --name NAME`;
-      if (left > 0) logger.warn('manage key expires soon', { ...fields, expires_in_hours: Math.floor(left / 3_600_000), action: replace });
-      else logger.warn('manage key has expired', { ...fields, action: replace });
+      const replace = `replace it: silo keys create --account ${key.account} --type ${key.type} --name NAME`;
+      if (left > 0) logger.warn(`${key.type} key expires soon`, { ...fields, expires_in_hours: Math.floor(left / 3_600_000), action: replace });
+      else logger.warn(`${key.type} key has expired`, { ...fields, action: replace });
       warned++;
     }
   }

@@ -36,6 +36,9 @@ describe('silo command', () => {
   }, 20_000);
 
   it('keys create --json prints one object with the value; keys list never shows values', async () => {
+    // The first command makes the store (--create); the others find it.
+    const first = await silo('accounts', 'create', 'first', '--create');
+    expect(first.code, first.stderr).toBe(0);
     const [manage, access, never] = await Promise.all([
       silo('keys', 'create', '--type', 'manage', '--name', 'deploy', '--duration', '90d', '--json'),
       silo('keys', 'create', '--type', 'access', '--name', 'reader', '--json'),
@@ -132,7 +135,7 @@ describe('silo command', () => {
       // Both keys of the first start (created in the same millisecond, they may come in either order).
       expect(list.stdout).toMatch(/^TYPE\s+NAME\s+CREATED\s+EXPIRES\s+SILOS\n/);
       expect(list.stdout).toMatch(/\nmanage\s+default\s+\S+\s+\S+Z \(in 29 days\)\s+all\n/);
-      expect(list.stdout).toMatch(/\naccess\s+default\s+\S+\s+-\s+all\n/);
+      expect(list.stdout).toMatch(/\naccess\s+default\s+\S+\s+never\s+all\n/);
 
       const elsewhere = await runSilo(['keys', 'list'], { env: {}, cwd: below });
       failsWith(elsewhere, 1, new RegExp(`^silo keys list: no store at ${below}/\\.silo-data/silo\\.sqlite .*there is one in ${project}/\\.silo-data`));
@@ -145,13 +148,14 @@ describe('silo command', () => {
   it('silo help keys and silo help accounts', async () => {
     const [keys, accounts] = await Promise.all([silo('help', 'keys'), silo('help', 'accounts')]);
     expect([keys.code, keys.stderr]).toEqual([0, '']);
-    expect(keys.stdout).toMatch(/^Usage: silo keys create .*\nUsage: silo keys list .*\nUsage: silo keys revoke /);
-    expect([accounts.code, accounts.stdout]).toEqual([0, expect.stringMatching(/^Usage: silo accounts create NAME .*\nUsage: silo accounts list /)]);
+    // Each command in full, with its options (issue 27: usage lines alone said nothing of --silos or the durations).
+    expect(keys.stdout).toMatch(/^Usage: silo keys create [^]*--silos UUID,\.\.\.[^]*\nUsage: silo keys list [^]*\nUsage: silo keys revoke /);
+    expect([accounts.code, accounts.stdout]).toEqual([0, expect.stringMatching(/^Usage: silo accounts create NAME [^]*\nUsage: silo accounts list [^]*\nUsage: silo accounts delete NAME /)]);
   }, 20_000);
 
   it('silo serve warns at start about a manage key that expires within 7 days: account and name, never the value', async () => {
     const own = { SILO_DATA_DIR: path.join(dir, 'expiry') };
-    const created = await runSilo(['keys', 'create', '--type', 'manage', '--name', 'weekly', '--duration', '7d', '--json'], { env: own, cwd: dir });
+    const created = await runSilo(['keys', 'create', '--type', 'manage', '--name', 'weekly', '--duration', '7d', '--json', '--create'], { env: own, cwd: dir });
     const { key } = JSON.parse(created.stdout) as { key: string };
     const listed = await runSilo(['keys', 'list'], { env: own, cwd: dir });
     expect(listed.stdout).toMatch(/manage\s+weekly\s+\S+\s+\S+Z \(in 6 days\)\s+all\n/);
@@ -161,6 +165,8 @@ describe('silo command', () => {
       await eventually(async () => server.logs().some((l) => l.msg === 'manage key expires soon'), 5000);
       const warnings = server.logs().filter((l) => l.level === 'warn');
       expect(warnings).toEqual([expect.objectContaining({ msg: 'manage key expires soon', account: 'default', name: 'weekly', expires_in_hours: 167 })]);
+      // And in words, on stderr, for the person who started it.
+      await eventually(async () => /Silo: Warning: manage key "weekly" expires in 6 days/.test(server.stderr()), 5000);
       expect(server.stdout() + server.stderr()).not.toContain(key);
     } finally {
       expect((await server.stop()).code).toBe(0);

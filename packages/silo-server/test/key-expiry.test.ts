@@ -85,3 +85,18 @@ describe('warnings about manage keys close to expiry', () => {
     for (const value of values) expect(text).not.toContain(value);
   });
 });
+
+describe('warnings about access keys given an expiry', () => {
+  it('warns about an access key that expires within 7 days as about a manage key', async () => {
+    const reader = await silo.accounts.createKey({ account: 'acme', type: 'access', name: 'weekly-reader', duration: '7d' });
+    values.push(reader.key);
+    try {
+      const lines = await logged((logger) => warnExpiringKeys(silo.accounts, logger));
+      expect(lines.filter((l) => l.name === 'weekly-reader')).toEqual([
+        expect.objectContaining({ level: 'warn', msg: 'access key expires soon', account: 'acme', action: expect.stringContaining('--type access') }),
+      ]);
+    } finally {
+      await silo.accounts.revokeKey({ account: 'acme', type: 'access', name: 'weekly-reader', confirm: 'weekly-reader' });
+    }
+  });
+});

@@ -126,7 +126,7 @@ describe('export and import on SQLite', () => {
 
     it('a target that is not empty is refused before anything is read; nothing is written', async () => {
       const target = sqliteUrl('busy');
-      expect((await silo(['accounts', 'create', 'someone'], { store: target })).code).toBe(0);
+      expect((await silo(['accounts', 'create', 'someone', '--create'], { store: target })).code).toBe(0);
       const before = await exportOf(target);
       const run = await silo(['import'], { store: target, stdin: exported });
       expect(run.code).toBe(1);

@@ -13,12 +13,16 @@ import { NewSilo } from './pages/NewSilo.js';
 import { SiloPage } from './pages/Silo.js';
 import { History } from './pages/History.js';
 import { Keys } from './pages/Keys.js';
+import { Webhooks } from './pages/Webhooks.js';
+import { expiresSoon, timeLeft } from './lib/expiry.js';
+import type { KeyInfo } from './lib/types.js';
 import { Playground } from './pages/Playground.js';
 import { Feed } from './pages/Feed.js';
 
 const NAV: { page: Route['page']; hash: string; label: string }[] = [
   { page: 'silos', hash: '#/silos', label: 'Silos' },
   { page: 'keys', hash: '#/keys', label: 'Keys' },
+  { page: 'webhooks', hash: '#/webhooks', label: 'Webhooks' },
   { page: 'playground', hash: '#/playground', label: 'Playground' },
   { page: 'feed', hash: '#/feed', label: 'Live feed' },
 ];
@@ -34,6 +38,8 @@ function title(route: Route): string {
       return 'History';
     case 'keys':
       return 'Keys';
+    case 'webhooks':
+      return 'Webhooks';
     case 'playground':
       return 'Query playground';
     case 'feed':
@@ -64,6 +70,8 @@ function Page({ route }: { route: Route }) {
       return <History uuid={route.uuid} version={route.version} />;
     case 'keys':
       return <Keys />;
+    case 'webhooks':
+      return <Webhooks />;
     case 'playground':
       return <Playground uuid={route.uuid} />;
     case 'feed':
@@ -91,6 +99,8 @@ export function App() {
   const [signingOut, setSigningOut] = useState(false);
   const [signOutError, setSignOutError] = useState<string>();
   const main = useRef<HTMLElement>(null);
+  // Keys that stop working within 7 days: said on every page, not only on Keys.
+  const [expiring, setExpiring] = useState<KeyInfo[]>([]);
   // Where to go back to after signing in again.
   const wanted = useRef(location.hash && location.hash !== '#/sign-in' ? location.hash : '#/silos');
 
@@ -107,12 +117,15 @@ export function App() {
       setNotice(SESSION_ENDED);
       go('#/sign-in');
     });
-    api.me().then(signedIn, (e: unknown) => {
-      if (e instanceof ApiError && e.status === 401) {
+    // "Who is signed in?" answers 200 either way: a page load without a session logs no 401.
+    api.session().then(
+      (s) => {
+        if (s.signed_in) return signedIn({ user: s.user, account: s.account, ...(s.hosts ? { hosts: s.hosts } : {}) });
         setSession(null);
         go('#/sign-in');
-      } else setStartError(e instanceof Error ? e.message : String(e));
-    });
+      },
+      (e: unknown) => setStartError(e instanceof Error ? e.message : String(e)),
+    );
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);
 
@@ -122,6 +135,19 @@ export function App() {
     main.current?.focus({ preventScroll: true });
     scrollTo(0, 0);
   }, [route.page, session === null]);
+
+  // Looked at again on every page change (a key made or revoked on the Keys page shows at once).
+  useEffect(() => {
+    if (!session) return;
+    let live = true;
+    api.keys().then(
+      ({ keys }) => live && setExpiring(keys.filter((k) => expiresSoon(k.expires_at, Date.now()))),
+      () => undefined,
+    );
+    return () => {
+      live = false;
+    };
+  }, [session, route.page]);
 
   if (startError) {
     return (
@@ -200,6 +226,18 @@ export function App() {
         ) : null}
       </header>
       <main id="content" ref={main} tabIndex={-1}>
+        {expiring.length > 0 ? (
+          <p class="notice expiry-notice" role="status">
+            <strong>{expiring.length === 1 ? 'A key expires soon' : `${expiring.length} keys expire soon`}:</strong>{' '}
+            {expiring.map((k, i) => (
+              <span key={`${k.type}/${k.name}`}>
+                {i > 0 ? '; ' : ''}
+                {k.type} key “{k.name}” {timeLeft(k.expires_at, Date.now()) === 'expired' ? 'has expired' : `expires ${timeLeft(k.expires_at, Date.now())}`}
+              </span>
+            ))}
+            . {route.page === 'keys' ? 'Create a replacement below, then revoke it.' : <a href="#/keys">Replace {expiring.length === 1 ? 'it' : 'them'} on the Keys page</a>}
+          </p>
+        ) : null}
         <Page route={route} />
       </main>
     </SessionContext.Provider>

@@ -1,39 +1,53 @@
 /**
  * The help texts (`silo --help`, `silo help COMMAND`, `silo COMMAND --help`): what each command
- * does and takes, in one place so that the usage lines and the README can be checked side by side.
+ * does and takes. The commands of a group (`silo keys create`) have theirs made from their tables
+ * in spec.ts, every option with its values and default; serve and the transfer commands' are here.
  */
 import { settingsHelp } from '../config.js';
 import { UsageError } from './errors.js';
 import type { Io } from './io.js';
+import { commandHelp, SPECS, usageLine } from './spec.js';
 
-const MAIN_HELP = `silo: self-hosted JSON hosting
+/** The main help's head; the commands' usage lines follow, made from their tables (spec.ts). */
+const MAIN_HEAD = `silo: self-hosted JSON hosting
 
 Usage:
-  silo serve [flags]                                   serve all three regions on PORT
-  silo accounts create NAME [--json]                   create an account
-  silo accounts list [--json]                          list accounts
-  silo keys create --type manage|access --name NAME [--duration 7d|30d|90d|365d|never]
-                   [--account NAME] [--json]           create a key; its value is shown once
-  silo keys list [--account NAME] [--json]             list keys (never their values)
-  silo keys revoke --type manage|access --name NAME --confirm NAME [--account NAME]
-                                                       revoke a key (repeat its name to confirm)
-  silo users create --name USER [--account NAME] [--password-stdin] [--json]
-                                                       create a console user; its password is shown once
-  silo users list [--account NAME] [--json]            list console users
-  silo users delete --name USER --confirm USER         delete a console user (its sessions end)
-  silo export [--out FILE]                             write the whole storage as JSON lines (stdout)
-  silo import [--in FILE]                              load an export (stdin) into empty storage
-  silo migrate --from URL --to URL                     copy one store into another, empty one
+  silo serve [flags]                serve all three regions on PORT
+  silo export [--out FILE]          write the whole storage as JSON lines (stdout)
+  silo import [--in FILE]           load an export (stdin) into empty storage
+  silo migrate --from URL --to URL  copy one store into another, empty one
   silo help [COMMAND]  |  silo COMMAND --help  |  silo --version
+`;
 
---account defaults to "default". Every command works directly on the configured storage, found
-as silo serve finds it (SILO_DATA_DIR: default ./.silo-data of the current directory), and names
-it on stderr; keys list, accounts list and keys revoke never create a store that is not there.
+const MAIN_TAIL = `
+--account defaults to "default" on every command that takes it; --json prints JSON instead of
+text. Every command works directly on the configured storage, found as silo serve finds it
+(SILO_DATA_DIR: default ./.silo-data of the current directory), names it on stderr, and refuses
+a store that does not exist (the server's is elsewhere: run the command where the server runs, or
+set SILO_DATA_DIR), unless a command that writes is given --create to make a new one.
 Exit codes: 0 done, 1 the command failed, 2 it was used wrongly.
 
 Settings: an environment variable or a flag (the flag wins). The storage ones (--data-dir,
 --store-url*, --sqlite-sync) apply to every command, the others to serve:
 `;
+
+/** One line per group of commands: what it is for. */
+const GROUPS_ABOUT: Record<Group, string> = {
+  accounts: 'Accounts (each with its own keys, silos, webhooks and console users):',
+  keys: 'Keys (manage: X-MAN-API; access: X-SILO-KEY); a value is shown once, at create:',
+  users: 'Console users (they sign in at /console); a password is shown once, at create:',
+  silos: 'Silos, with the API\'s rules (for scripts and operators without the API):',
+  webhooks: 'Webhooks (the running server delivers them); a signing secret is shown once:',
+};
+
+function mainHelp(): string {
+  const groups = GROUPS.map((group) => [
+    '',
+    GROUPS_ABOUT[group],
+    ...Object.keys(SPECS).filter((c) => c.startsWith(`${group} `)).map((c) => `  ${usageLine(c, SPECS[c]!)}`),
+  ].join('\n'));
+  return `${MAIN_HEAD}${groups.join('\n')}\n${MAIN_TAIL}`;
+}
 
 const HELP: Record<string, string> = {
   serve: `Usage: silo serve [flags]
@@ -43,24 +57,6 @@ On first start with empty storage, creates the account "default" and prints one 
 one access key, once. SIGTERM or SIGINT stop it gracefully.
 
 Every setting is an environment variable or a flag (the flag wins):
-`,
-  'accounts create': 'Usage: silo accounts create NAME [--json]\n\nCreates an account (1 to 64 letters, digits, ".", "_", "-").\n',
-  'accounts list': 'Usage: silo accounts list [--json]\n\nLists accounts and their plans.\n',
-  'keys create': `Usage: silo keys create --type manage|access --name NAME [--duration D] [--silos UUID,...] [--account NAME] [--json]
-
-Creates a key and prints its value: the only time it is ever shown.
-  --type      manage (X-MAN-API, management) or access (X-SILO-KEY, private reads)
-  --name      unique per account and type
-  --duration  manage keys only: 7d, 30d (default), 90d, 365d or never
-  --silos     access keys only: the silos it may read (comma-separated file_uuids, at most 100);
-              any other silo answers 404 to it. Default: every silo of the account
-  --account   default: default
-  --json      print one JSON object: type, name, account, key, created_at (+ duration, expires_at, silos)
-`,
-  'keys list': `Usage: silo keys list [--account NAME] [--json]
-
-Lists the account's keys: type, name, creation and expiry (with the time left). Never their values.
-  --json      print a JSON array of {type, name, account, created_at, duration?, expires_at?}
 `,
   export: `Usage: silo export [--out FILE]
 
@@ -74,6 +70,11 @@ password hashes: the file is as sensitive as the database; keep it as safe as th
 webhook deliveries and console sessions are not exported: the source delivers the former until
 its servers stop; users sign in again. Export a store that no server is writing to: a silo
 created or deleted meanwhile is an error.
+
+Options:
+  --out FILE  write into FILE (default: stdout)
+  --help      this help
+
   silo export > backup.jsonl
   SILO_STORE_URL=redis://127.0.0.1:6379/0 silo export --out backup.jsonl
 `,
@@ -87,6 +88,11 @@ as the API would check it (names, uuids, plans, JSON data within SILO_MAX_DATA_B
 command reads as silo serve does), and the counts at its end against what was read and written.
 On any failure (line number given) the import removes what it wrote and exits 1; if even that
 fails it says so, and the store must be emptied by hand.
+
+Options:
+  --in FILE  read FILE (default: stdin)
+  --help     this help
+
   silo import < backup.jsonl
   SILO_STORE_URL=postgres://silo@db.internal/silo silo import --in backup.jsonl
 `,
@@ -96,49 +102,50 @@ Copies the store at --from into the empty store at --to, as silo export piped in
 (in one process, nothing written to disk), with the same checks (SILO_MAX_DATA_BYTES included). URLs as SILO_STORE_URL takes
 them: sqlite://PATH, redis://HOST:PORT/DB, postgres://USER@HOST:PORT/DB. Each URL holds all three
 regions. Stop the servers on --from first; start them on --to once it is done.
+
+Options:
+  --from URL  the store to copy (required)
+  --to URL    the empty store to copy into (required)
+  --help      this help
+
   silo migrate --from sqlite://.silo-data/silo.sqlite --to postgres://silo@db.internal/silo
-`,
-  'users create': `Usage: silo users create --name USER [--account NAME] [--password-stdin] [--json]
-
-Creates a console user who signs in at /console and acts for the account. Prints a generated
-password once (or reads one from stdin with --password-stdin: 8 to 1024 characters, the first line).
-  --account   default: default
-  --json      print one JSON object: name, account, created_at, password (unless read from stdin)
-`,
-  'users list': `Usage: silo users list [--account NAME] [--json]
-
-Lists console users (never their passwords): name, account, creation. Without --account, all.
-`,
-  'users delete': `Usage: silo users delete --name USER --confirm USER [--json]
-
-Deletes a console user; its sessions end at their next request on every instance.
-`,
-  'keys revoke': `Usage: silo keys revoke --type manage|access --name NAME --confirm NAME [--account NAME] [--json]
-
-Revokes a key at once on every server sharing the storage. --confirm must repeat the name.
 `,
 };
 
 /** The groups of commands that take a second word (`silo keys create`). */
-export type Group = 'keys' | 'accounts' | 'users';
+export const GROUPS = ['accounts', 'keys', 'users', 'silos', 'webhooks'] as const;
+export type Group = (typeof GROUPS)[number];
 
-/** The usage lines of the commands of a group (`silo keys --help`, `silo help keys`). */
-function groupUsage(group: Group): string {
-  return `${Object.keys(HELP).filter((k) => k.startsWith(`${group} `)).map((k) => HELP[k]!.split('\n')[0]).join('\n')}\n`;
+export function isGroup(word: string | undefined): word is Group {
+  return (GROUPS as readonly string[]).includes(word ?? '');
 }
 
-/** Prints the help of `command` (a group's usage lines; everything when undefined): exit 0. */
+/** The storage settings, as every command but serve takes them. */
+function storageHelp(): string {
+  return `Storage (as for the server):\n${settingsHelp().split('\n').filter((l) => /SILO_DATA_DIR|SILO_STORE_URL|SILO_SQLITE_SYNC/.test(l)).join('\n')}\n`;
+}
+
+/**
+ * Prints the help of `command`: everything when undefined; a group's commands (`silo help keys`),
+ * each with every option; one command. Exit 0.
+ */
 export function help(command: string | undefined, io: Io): number {
   if (command === undefined) {
-    io.stdout(`${MAIN_HELP}${settingsHelp()}\n`);
+    io.stdout(`${mainHelp()}${settingsHelp()}\n`);
     return 0;
   }
-  if (command === 'keys' || command === 'accounts' || command === 'users') {
-    io.stdout(groupUsage(command));
+  if (isGroup(command)) {
+    const commands = Object.keys(SPECS).filter((c) => c.startsWith(`${command} `));
+    io.stdout(`${commands.map((c) => commandHelp(c, SPECS[c]!)).join('\n')}\n${storageHelp()}`);
+    return 0;
+  }
+  const spec = SPECS[command];
+  if (spec) {
+    io.stdout(`${commandHelp(command, spec)}\n${storageHelp()}`);
     return 0;
   }
   const text = HELP[command];
   if (!text) throw new UsageError(`silo: unknown command ${JSON.stringify(command)} (see silo --help)`);
-  io.stdout(command === 'serve' ? `${text}${settingsHelp()}\n` : `${text}\nStorage (as for the server):\n${settingsHelp().split('\n').filter((l) => /SILO_DATA_DIR|SILO_STORE_URL|SILO_SQLITE_SYNC/.test(l)).join('\n')}\n`);
+  io.stdout(command === 'serve' ? `${text}${settingsHelp()}\n` : `${text}\n${storageHelp()}`);
   return 0;
 }

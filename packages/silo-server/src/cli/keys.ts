@@ -1,8 +1,8 @@
 /** `silo keys create`, `silo keys list` and `silo keys revoke`. */
 import { KEY_HEADER, MANAGE_KEY_DURATIONS, type KeyInfo, type KeyType, type ManageKeyDuration } from 'koa-silo/model';
 import type { Flags } from '../config.js';
-import { accountMissing, ensureAccount } from './accounts.js';
-import { parse, required } from './args.js';
+import { accountMissing, existingAccount } from './accounts.js';
+import { confirmed, list, parseCommand, required } from './args.js';
 import { UsageError } from './errors.js';
 import { help } from './help.js';
 import type { Io } from './io.js';
@@ -20,10 +20,12 @@ function isDuration(text: string): text is ManageKeyDuration {
 }
 
 const DAY_MS = 86_400_000;
+/** A key that expires within this many days is called out (as the server's log does). */
+export const EXPIRES_SOON_DAYS = 7;
 
-/** A manage key's expiry for `keys list`: the instant, and how far off it is. */
-function expiryText(expiresAt: string | null, now: number): string {
-  if (expiresAt === null) return 'never';
+/** A key's expiry for `keys list`: the instant, and how far off it is. */
+export function expiryText(expiresAt: string | null | undefined, now: number): string {
+  if (expiresAt === null || expiresAt === undefined) return 'never';
   const left = Date.parse(expiresAt) - now;
   if (left <= 0) return `${expiresAt} (expired)`;
   if (left < DAY_MS) return `${expiresAt} (in less than a day)`;
@@ -31,30 +33,37 @@ function expiryText(expiresAt: string | null, now: number): string {
   return `${expiresAt} (in ${days} day${days === 1 ? '' : 's'})`;
 }
 
+/** True when the key has expired, or will within EXPIRES_SOON_DAYS. */
+export function expiresSoon(key: Pick<KeyInfo, 'expires_at'>, now: number): boolean {
+  return typeof key.expires_at === 'string' && Date.parse(key.expires_at) - now < EXPIRES_SOON_DAYS * DAY_MS;
+}
+
+/** The lines that call out keys expiring soon, with what to do: empty when none does. */
+export function expiryWarnings(keys: KeyInfo[], now: number): string[] {
+  return keys
+    .filter((k) => expiresSoon(k, now))
+    .map((k) => {
+      const left = Date.parse(k.expires_at!) - now;
+      const when = left <= 0 ? 'has expired' : left < DAY_MS ? 'expires in less than a day' : `expires in ${Math.floor(left / DAY_MS)} day${Math.floor(left / DAY_MS) === 1 ? '' : 's'}`;
+      return `Warning: ${k.type} key ${JSON.stringify(k.name)} ${when} (${k.expires_at}): replace it with silo keys create --account ${k.account} --type ${k.type} --name NAME --duration 90d, then revoke it.`;
+    });
+}
+
 export async function keysCreate(args: string[], io: Io): Promise<number> {
   const cmd = 'keys create';
-  const { values } = parse(cmd, args, {
-    type: { type: 'string' },
-    name: { type: 'string' },
-    duration: { type: 'string' },
-    silos: { type: 'string' },
-    account: { type: 'string', default: 'default' },
-    json: { type: 'boolean' },
-  }, 0);
+  const { values } = parseCommand(cmd, args);
   if (values.help) return help(cmd, io);
   const type = keyType(cmd, values);
-  const silos = values.silos === undefined ? undefined : String(values.silos).split(',').map((s) => s.trim()).filter(Boolean);
+  const silos = values.silos === undefined ? undefined : list(values.silos);
   if (silos !== undefined && type !== 'access') throw new UsageError(`silo ${cmd}: --silos applies to access keys only`);
   const name = required(cmd, values, 'name', 'the key name');
   const account = String(values.account);
   const duration = values.duration as string | undefined;
-  if (duration !== undefined && type === 'access') throw new UsageError(`silo ${cmd}: --duration applies to manage keys only (access keys do not expire)`);
   if (duration !== undefined && !isDuration(duration)) {
     throw new UsageError(`silo ${cmd}: --duration must be one of ${MANAGE_KEY_DURATIONS.join(', ')}, got ${JSON.stringify(duration)}`);
   }
   const key = await withAccounts(cmd, values, io, async (accounts) => {
-    await ensureAccount(accounts, account);
-    if (!(await accounts.getAccount(account))) throw accountMissing(account);
+    await existingAccount(accounts, account, true);
     return accounts.createKey({
       account,
       type,
@@ -62,11 +71,11 @@ export async function keysCreate(args: string[], io: Io): Promise<number> {
       ...(duration ? { duration } : {}),
       ...(silos ? { silos } : {}),
     });
-  }, { needsStore: false });
+  }, { writes: true });
   if (values.json) {
     io.stdout(`${JSON.stringify(key)}\n`);
   } else {
-    const expiry = key.type === 'manage' ? (key.expires_at ? `, expires ${key.expires_at}` : ', never expires') : '';
+    const expiry = key.expires_at ? `, expires ${key.expires_at}` : key.type === 'manage' ? ', never expires' : '';
     const scope = key.silos ? `, reading only ${key.silos.length === 1 ? 'silo' : `these ${key.silos.length} silos:`} ${key.silos.join(', ')}` : '';
     io.stdout(
       `Created ${key.type} key ${JSON.stringify(key.name)} for account ${JSON.stringify(key.account)}${expiry}${scope}.\n` +
@@ -79,7 +88,7 @@ export async function keysCreate(args: string[], io: Io): Promise<number> {
 
 export async function keysList(args: string[], io: Io): Promise<number> {
   const cmd = 'keys list';
-  const { values } = parse(cmd, args, { account: { type: 'string', default: 'default' }, json: { type: 'boolean' } }, 0);
+  const { values } = parseCommand(cmd, args);
   if (values.help) return help(cmd, io);
   const account = String(values.account);
   const keys = await withAccounts(cmd, values, io, async (accounts) => {
@@ -88,18 +97,20 @@ export async function keysList(args: string[], io: Io): Promise<number> {
       throw accountMissing(account);
     }
     return accounts.listKeys(account);
-  }, { needsStore: true });
+  }, { writes: false });
+  const now = Date.now();
+  const warnings = expiryWarnings(keys, now);
   if (values.json) {
     io.stdout(`${JSON.stringify(keys)}\n`);
+    for (const line of warnings) io.stderr(`silo ${cmd}: ${line}\n`);
   } else if (keys.length === 0) {
     io.stdout(`Account ${JSON.stringify(account)} has no keys.\n`);
   } else {
-    const now = Date.now();
     io.stdout(
       table([
         ['TYPE', 'NAME', 'CREATED', 'EXPIRES', 'SILOS'],
-        ...keys.map((k) => [k.type, k.name, k.created_at, k.type === 'manage' ? expiryText(k.expires_at ?? null, now) : '-', k.silos ? k.silos.join(',') : 'all']),
-      ]),
+        ...keys.map((k) => [k.type, k.name, k.created_at, expiryText(k.expires_at, now), k.silos ? k.silos.join(',') : 'all']),
+      ]) + (warnings.length > 0 ? `\n${warnings.join('\n')}\n` : ''),
     );
   }
   return 0;
@@ -107,20 +118,14 @@ export async function keysList(args: string[], io: Io): Promise<number> {
 
 export async function keysRevoke(args: string[], io: Io): Promise<number> {
   const cmd = 'keys revoke';
-  const { values } = parse(cmd, args, {
-    type: { type: 'string' },
-    name: { type: 'string' },
-    confirm: { type: 'string' },
-    account: { type: 'string', default: 'default' },
-    json: { type: 'boolean' },
-  }, 0);
+  const { values } = parseCommand(cmd, args);
   if (values.help) return help(cmd, io);
   const type = keyType(cmd, values);
   const name = required(cmd, values, 'name', 'the key name');
-  const confirm = required(cmd, values, 'confirm', "repeat the key's name to confirm");
-  if (confirm !== name) throw new UsageError(`silo ${cmd}: --confirm ${JSON.stringify(confirm)} does not match --name ${JSON.stringify(name)}; nothing was revoked`);
+  required(cmd, values, 'confirm', "repeat the key's name to confirm");
+  confirmed(cmd, values, name, '--name', 'revoked');
   const account = String(values.account);
-  await withAccounts(cmd, values, io, (accounts) => accounts.revokeKey({ account, type, name, confirm }), { needsStore: true });
+  await withAccounts(cmd, values, io, (accounts) => accounts.revokeKey({ account, type, name, confirm: name }), { writes: true });
   if (values.json) io.stdout(`${JSON.stringify({ revoked: true, type, name, account })}\n`);
   else io.stdout(`Revoked ${type} key ${JSON.stringify(name)} of account ${JSON.stringify(account)}.\n`);
   return 0;

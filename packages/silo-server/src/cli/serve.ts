@@ -8,6 +8,15 @@ import { openStores } from '../stores.js';
 import { parse } from './args.js';
 import { help } from './help.js';
 import type { Io } from './io.js';
+import { expiryWarnings } from './keys.js';
+import type { AccountService } from 'koa-silo';
+
+/** The warnings of keys list, for every account: keys that expire within 7 days (or have). */
+export async function expiringKeys(accounts: AccountService, now = Date.now()): Promise<string[]> {
+  const lines: string[] = [];
+  for (const account of await accounts.listAccounts()) lines.push(...expiryWarnings(await accounts.listKeys(account.name), now));
+  return lines;
+}
 
 // The server code loads only once the settings are read and the storage is open, so that
 // `--help`, a bad setting and an unreachable store answer at once.
@@ -74,6 +83,9 @@ export async function serve(args: string[], io: Io): Promise<number> {
   }
   // The banner holds key values: stderr (contract §8), never the JSON log lines on stdout.
   const running = await startServer(config, { logger, printBanner: io.stderr, stores });
+  // Beside the log's warn lines: a key about to stop working, said to the person who starts the server.
+  const expiring = await expiringKeys(running.silo.accounts).catch(() => []);
+  if (expiring.length > 0) io.stderr(`\n${expiring.map((line) => `Silo: ${line}`).join('\n')}\n\n`);
   const signal = await stop;
   logger.info('signal', { signal });
   await running.close();

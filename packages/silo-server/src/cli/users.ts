@@ -1,8 +1,8 @@
-/** `silo users create`, `silo users list` and `silo users delete`: the console's users. */
+/** `silo users create`, `silo users list` and `silo users delete`: the console's users of an account. */
 import { Readable } from 'node:stream';
-import { accountMissing, ensureAccount } from './accounts.js';
-import { parse, required } from './args.js';
-import { UsageError } from './errors.js';
+import { accountMissing, existingAccount } from './accounts.js';
+import { confirmed, parseCommand, required } from './args.js';
+import { CommandError } from './errors.js';
 import { help } from './help.js';
 import type { Io } from './io.js';
 import { withSilo } from './open-silo.js';
@@ -20,22 +20,16 @@ async function firstLine(io: Io): Promise<string> {
 
 export async function usersCreate(args: string[], io: Io): Promise<number> {
   const cmd = 'users create';
-  const { values } = parse(cmd, args, {
-    name: { type: 'string' },
-    account: { type: 'string', default: 'default' },
-    'password-stdin': { type: 'boolean' },
-    json: { type: 'boolean' },
-  }, 0);
+  const { values } = parseCommand(cmd, args);
   if (values.help) return help(cmd, io);
   const name = required(cmd, values, 'name', 'the user name');
   const account = String(values.account);
   const fromStdin = values['password-stdin'] === true;
   const password = fromStdin ? await firstLine(io) : undefined;
   const user = await withSilo(cmd, values, io, async (silo) => {
-    await ensureAccount(silo.accounts, account);
-    if (!(await silo.accounts.getAccount(account))) throw accountMissing(account);
+    await existingAccount(silo.accounts, account, true);
     return silo.console.createUser({ account, name, ...(password !== undefined ? { password } : {}) });
-  }, { needsStore: false });
+  }, { writes: true });
   if (values.json) {
     const { password: generated, ...info } = user;
     io.stdout(`${JSON.stringify(fromStdin ? info : { ...info, password: generated })}\n`);
@@ -53,25 +47,35 @@ export async function usersCreate(args: string[], io: Io): Promise<number> {
 
 export async function usersList(args: string[], io: Io): Promise<number> {
   const cmd = 'users list';
-  const { values } = parse(cmd, args, { account: { type: 'string' }, json: { type: 'boolean' } }, 0);
+  const { values } = parseCommand(cmd, args);
   if (values.help) return help(cmd, io);
-  const account = values.account === undefined ? undefined : String(values.account);
-  const users = await withSilo(cmd, values, io, (silo) => silo.console.listUsers(account), { needsStore: true });
+  const account = String(values.account);
+  const users = await withSilo(cmd, values, io, async (silo) => {
+    if (!(await silo.accounts.getAccount(account)) && account !== 'default') throw accountMissing(account);
+    return silo.console.listUsers(account);
+  }, { writes: false });
   if (values.json) io.stdout(`${JSON.stringify(users)}\n`);
-  else if (users.length === 0) io.stdout(`No console users${account ? ` in account ${JSON.stringify(account)}` : ''}.\n`);
+  else if (users.length === 0) io.stdout(`Account ${JSON.stringify(account)} has no console users.\n`);
   else io.stdout(table([['NAME', 'ACCOUNT', 'CREATED'], ...users.map((u) => [u.name, u.account, u.created_at])]));
   return 0;
 }
 
 export async function usersDelete(args: string[], io: Io): Promise<number> {
   const cmd = 'users delete';
-  const { values } = parse(cmd, args, { name: { type: 'string' }, confirm: { type: 'string' }, json: { type: 'boolean' } }, 0);
+  const { values } = parseCommand(cmd, args);
   if (values.help) return help(cmd, io);
   const name = required(cmd, values, 'name', 'the user name');
-  const confirm = required(cmd, values, 'confirm', "repeat the user's name to confirm");
-  if (confirm !== name) throw new UsageError(`silo ${cmd}: --confirm ${JSON.stringify(confirm)} does not match --name ${JSON.stringify(name)}; nothing was deleted`);
-  await withSilo(cmd, values, io, (silo) => silo.console.deleteUser(name, confirm), { needsStore: true });
-  if (values.json) io.stdout(`${JSON.stringify({ deleted: true, name })}\n`);
-  else io.stdout(`Deleted console user ${JSON.stringify(name)}; its sessions are over.\n`);
+  required(cmd, values, 'confirm', "repeat the user's name to confirm");
+  confirmed(cmd, values, name, '--name', 'deleted');
+  const account = String(values.account);
+  await withSilo(cmd, values, io, async (silo) => {
+    // User names are unique on the server; the account is checked, so that a name of another
+    // account's user deletes nothing.
+    const user = (await silo.console.listUsers(account)).find((u) => u.name === name);
+    if (!user) throw new CommandError(`no console user named ${JSON.stringify(name)} in account ${JSON.stringify(account)}`);
+    await silo.console.deleteUser(name, name);
+  }, { writes: true });
+  if (values.json) io.stdout(`${JSON.stringify({ deleted: true, name, account })}\n`);
+  else io.stdout(`Deleted console user ${JSON.stringify(name)} of account ${JSON.stringify(account)}; its sessions are over.\n`);
   return 0;
 }

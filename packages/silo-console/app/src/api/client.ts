@@ -20,6 +20,11 @@ export function setSessionEndedHandler(fn: SessionEndedHandler): void {
   onSessionEnded = fn;
 }
 
+/** A page that found the session gone without a 401 (the live feed) sends the person to sign-in too. */
+export function endSession(): void {
+  onSessionEnded();
+}
+
 /** Where the console is mounted ("/console"), from the page's own address: its API sits beside it. */
 export const CONSOLE_BASE = location.pathname.replace(/\/(index\.html)?$/, '') || '/console';
 

@@ -1,4 +1,4 @@
-import type { CreatedKey, Duration, KeyInfo, KeyType, Me, Region, SiloList, SiloMeta, VersionList } from '../lib/types.js';
+import type { CreatedKey, CreatedWebhook, Delivery, Duration, KeyInfo, KeyType, Me, Region, SessionAnswer, SiloList, SiloMeta, VersionList, WebhookEvent, WebhookInfo } from '../lib/types.js';
 import { call, callText, CONSOLE_BASE } from './client.js';
 
 /** Every endpoint the console calls, in one place: the console API, then the management API. */
@@ -10,6 +10,8 @@ export const api = {
   signIn: (user: string, password: string) => call<Me>('POST', `${CONSOLE_API}/sign-in`, { json: { user, password }, expect401: true }),
   signOut: () => call<void>('POST', `${CONSOLE_API}/sign-out`),
   me: () => call<Me>('GET', `${CONSOLE_API}/me`, { expect401: true }),
+  /** Who is signed in, answered 200 either way: the first call of every page load (no 401 in the browser's console). */
+  session: () => call<SessionAnswer>('GET', `${CONSOLE_API}/session`),
 
   keys: () => call<{ keys: KeyInfo[] }>('GET', `${CONSOLE_API}/keys`),
   createKey: (body: { type: KeyType; name: string; duration?: Duration; silos?: string[] }) =>
@@ -34,6 +36,12 @@ export const api = {
   versions: (uuid: string, page = 1, perPage = 100) => call<VersionList>('GET', `${silo(uuid)}/versions?page=${page}&per_page=${perPage}`),
   versionText: (uuid: string, version: number) => callText('GET', `${silo(uuid)}/versions/${version}`),
   restore: (uuid: string, version: number) => call<SiloMeta>('POST', `${silo(uuid)}/versions/${version}/restore`),
+
+  webhooks: () => call<{ webhooks: WebhookInfo[] }>('GET', `${MANAGE}/webhooks`),
+  createWebhook: (body: { url: string; events: WebhookEvent[]; silos?: string[] }) => call<CreatedWebhook>('POST', `${MANAGE}/webhooks`, { json: body }),
+  removeWebhook: (id: string) => call<{ id: string; deleted: boolean }>('DELETE', `${MANAGE}/webhooks/${encodeURIComponent(id)}`),
+  deliveries: (id: string) => call<{ deliveries: Delivery[] }>('GET', `${MANAGE}/webhooks/${encodeURIComponent(id)}/deliveries`),
+  retryDeliveries: (id: string) => call<{ id: string; rescheduled: number }>('POST', `${MANAGE}/webhooks/${encodeURIComponent(id)}/retry`),
 
   openapi: () => call<unknown>('GET', '/api/v1/openapi.json'),
 };

@@ -1,4 +1,4 @@
-import { useId, useState } from 'preact/hooks';
+import { useId, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { ErrorText } from './ui.js';
 
 /**
@@ -10,6 +10,7 @@ export function ConfirmByName({
   what,
   action,
   onConfirm,
+  autoFocus,
 }: {
   name: string;
   /** "silo", "manage key": read in the label. */
@@ -17,7 +18,13 @@ export function ConfirmByName({
   /** The button's text: "Delete silo", "Revoke key". */
   action: string;
   onConfirm: () => Promise<void>;
+  /** Focus the name field when shown (it appeared after a click on "Revoke…": keyboard users continue there). */
+  autoFocus?: boolean;
 }) {
+  const input = useRef<HTMLInputElement>(null);
+  useLayoutEffect(() => {
+    if (autoFocus) input.current?.focus();
+  }, [autoFocus]);
   const id = useId();
   const [typed, setTyped] = useState('');
   const [busy, setBusy] = useState(false);
@@ -44,6 +51,7 @@ export function ConfirmByName({
         Type the {what}'s name, <strong>{name}</strong>, to confirm
       </label>
       <input
+        ref={input}
         id={id}
         value={typed}
         autocomplete="off"

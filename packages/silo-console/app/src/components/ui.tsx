@@ -1,4 +1,5 @@
 import type { ComponentChildren } from 'preact';
+import { formatTime } from '../lib/format.js';
 import { REGIONS, type Region } from '../lib/types.js';
 
 /** An error in words, beside what caused it; role=alert so it is read out when it appears. */
@@ -8,6 +9,16 @@ export function ErrorText({ id, message }: { id?: string; message: string | unde
     <p class="error" id={id} role="alert">
       {message}
     </p>
+  );
+}
+
+/** An instant as "2026-11-22 02:29 UTC", kept on one line, with its machine-readable value. */
+export function Time({ iso }: { iso: string | null | undefined }) {
+  if (!iso) return <>never</>;
+  return (
+    <time dateTime={iso} class="time">
+      {formatTime(iso)}
+    </time>
   );
 }
 

@@ -66,7 +66,20 @@ export function shellQuote(s: string): string {
   return `'${s.replaceAll("'", `'\\''`)}'`;
 }
 
+/** The public data address of a silo on its region's host (no key). */
+export function publicUrl(protocol: string, host: string, uuid: string): string {
+  return `${protocol}//${host}/public/${encodeURIComponent(uuid)}`;
+}
+
+/**
+ * The words of a curl line, for a page that lets it wrap only between them (never inside the
+ * header): joined, they are exactly `curlLine`. The key stays a placeholder.
+ */
+export function curlParts(url: string, withKey = true): string[] {
+  return ['curl -s', shellQuote(url), ...(withKey ? [`-H ${shellQuote('X-SILO-KEY: <your access key>')}`] : [])];
+}
+
 /** The curl line for a data URL; the key stays a placeholder (a real value never appears on a page). */
-export function curlLine(url: string): string {
-  return `curl -s ${shellQuote(url)} -H ${shellQuote('X-SILO-KEY: <your access key>')}`;
+export function curlLine(url: string, withKey = true): string {
+  return curlParts(url, withKey).join(' ');
 }

@@ -6,6 +6,7 @@ export type Route =
   | { page: 'silo'; uuid: string }
   | { page: 'history'; uuid: string; version?: number }
   | { page: 'keys' }
+  | { page: 'webhooks' }
   | { page: 'playground'; uuid?: string }
   | { page: 'feed' }
   | { page: 'not-found'; hash: string };
@@ -20,6 +21,7 @@ export function parseRoute(hash: string): Route {
   if (first === undefined) return { page: 'silos', pageNo: 1 };
   if (first === 'sign-in' && parts.length === 1) return { page: 'sign-in' };
   if (first === 'keys' && parts.length === 1) return { page: 'keys' };
+  if (first === 'webhooks' && parts.length === 1) return { page: 'webhooks' };
   if (first === 'feed' && parts.length === 1) return { page: 'feed' };
   if (first === 'playground' && parts.length <= 2) {
     return second !== undefined && UUID.test(second) ? { page: 'playground', uuid: second } : { page: 'playground' };
@@ -55,6 +57,8 @@ export function href(route: Route): string {
       return `#/silos/${route.uuid}/history${route.version ? `/${route.version}` : ''}`;
     case 'keys':
       return '#/keys';
+    case 'webhooks':
+      return '#/webhooks';
     case 'playground':
       return route.uuid ? `#/playground/${route.uuid}` : '#/playground';
     case 'feed':

@@ -1,6 +1,6 @@
 /** Shapes of the API's answers, as the contract and the console API brief give them. */
 // The region codes and key durations are koa-silo's (koa-silo/model loads nothing else).
-import { MANAGE_KEY_DURATIONS, REGIONS, type ManageKeyDuration, type Region } from 'koa-silo/model';
+import { MANAGE_KEY_DURATIONS, REGIONS, WEBHOOK_EVENTS, type ManageKeyDuration, type Region, type WebhookEventType } from 'koa-silo/model';
 
 export { REGIONS, type Region };
 
@@ -12,7 +12,7 @@ export interface SiloMeta {
   created_at: string;
   updated_at: string;
   version: number;
-  /** Not in the contract's list items; shown when the server sends it. */
+  /** The byte length of the stored data: in list items (an extra field of Silo's); else undefined. */
   size?: number;
 }
 
@@ -56,6 +56,39 @@ export interface KeyInfo {
 export interface CreatedKey extends KeyInfo {
   key: string;
 }
+
+/** A webhook as the management API lists it (never its secret). */
+export { WEBHOOK_EVENTS };
+export type WebhookEvent = WebhookEventType;
+
+export interface WebhookInfo {
+  id: string;
+  url: string;
+  events: WebhookEvent[];
+  silos: string[] | null;
+  created_at: string;
+  disabled: boolean;
+  failing_since: string | null;
+}
+
+export interface CreatedWebhook extends WebhookInfo {
+  secret: string;
+}
+
+/** One delivery attempt (contract §12). */
+export interface Delivery {
+  id: string;
+  type: WebhookEvent;
+  attempt: number;
+  at: string;
+  status: number | null;
+  error: string | null;
+  duration_ms: number;
+  outcome: 'delivered' | 'retrying' | 'given up';
+}
+
+/** GET /console/api/session: who is signed in, if anyone (never a 401). */
+export type SessionAnswer = ({ signed_in: true } & Me) | { signed_in: false };
 
 export interface Me {
   user: string;

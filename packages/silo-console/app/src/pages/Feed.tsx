@@ -1,40 +1,12 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, EVENTS_URL } from '../api/endpoints.js';
-import { formatTime } from '../lib/format.js';
+import { SESSION_ENDED } from '../lib/errors.js';
+import { endSession } from '../api/client.js';
+import { addEvent, readEvent, type FeedEvent } from '../lib/feed.js';
 import { href } from '../lib/routes.js';
-import { ErrorText } from '../components/ui.js';
+import { ErrorText, Time } from '../components/ui.js';
 
-interface FeedEvent {
-  /** Arrival order, for keys. */
-  seq: number;
-  type: string;
-  at: string;
-  uuid: string;
-  name: string | undefined;
-  version: number | undefined;
-}
-
-const KEEP = 200;
 const TYPES = ['create', 'update', 'delete'] as const;
-
-function readEvent(type: string, data: string, seq: number): FeedEvent {
-  let parsed: Record<string, unknown> = {};
-  try {
-    const v: unknown = JSON.parse(data);
-    if (typeof v === 'object' && v !== null) parsed = v as Record<string, unknown>;
-  } catch {
-    // A line that is not JSON is still shown, by its type.
-  }
-  const str = (k: string) => (typeof parsed[k] === 'string' ? (parsed[k] as string) : undefined);
-  return {
-    seq,
-    type,
-    at: str('updated_at') ?? new Date().toISOString(),
-    uuid: str('file_uuid') ?? '',
-    name: str('file_name'),
-    version: typeof parsed['version'] === 'number' ? parsed['version'] : undefined,
-  };
-}
 
 /**
  * The account's change feed (server-sent events with the session cookie). EventSource reconnects
@@ -56,8 +28,9 @@ export function Feed() {
     source.onerror = () => {
       if (source.readyState === EventSource.CLOSED) {
         setState('closed');
-        api.me().then(
-          () => setError('The server ended the live feed. Reload the page to connect again.'),
+        // Why? A lost session goes back to sign-in like any other; else the server ended the stream.
+        api.session().then(
+          (s) => (s.signed_in ? setError('The server ended the live feed. Reload the page to connect again.') : (setError(SESSION_ENDED), endSession())),
           (e: unknown) => setError(e instanceof Error ? e.message : String(e)),
         );
       } else setState('retrying');
@@ -65,7 +38,7 @@ export function Feed() {
     for (const type of TYPES) {
       source.addEventListener(type, (e) => {
         const ev = readEvent(type, (e as MessageEvent<string>).data, seq++);
-        setEvents((prev) => [ev, ...prev].slice(0, KEEP));
+        setEvents((prev) => addEvent(prev, ev));
       });
     }
     return () => source.close();
@@ -89,9 +62,12 @@ export function Feed() {
         {events.length === 0 ? <li class="hint">No changes yet. Create, edit or delete a silo (here or over the API) to see it.</li> : null}
         {events.map((ev) => (
           <li key={ev.seq}>
-            <span class={`tag tag-${ev.type}`}>{ev.type}</span> {formatTime(ev.at)}{' '}
-            {ev.type === 'delete' || !ev.uuid ? (
-              <span>{ev.name ?? ev.uuid}</span>
+            <span class={`tag tag-${ev.type}`}>{ev.type}</span> <Time iso={ev.at} />{' '}
+            {ev.gone || !ev.uuid ? (
+              <span>
+                {ev.name ?? ev.uuid}
+                {ev.gone && ev.type !== 'delete' ? <span class="hint"> (deleted since)</span> : null}
+              </span>
             ) : (
               <a href={href({ page: 'silo', uuid: ev.uuid })}>{ev.name ?? ev.uuid}</a>
             )}

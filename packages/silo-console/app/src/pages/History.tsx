@@ -1,13 +1,13 @@
 import { useMemo, useState } from 'preact/hooks';
 import { api } from '../api/endpoints.js';
-import { useAction, useLoad } from '../hooks.js';
+import { go, useAction, useLoad } from '../hooks.js';
 import { lineDiff } from '../lib/diff.js';
-import { formatBytes, formatTime } from '../lib/format.js';
+import { formatBytes } from '../lib/format.js';
 import { dataFromGetSilo } from '../lib/json.js';
 import { href } from '../lib/routes.js';
 import { DiffView } from '../components/DiffView.js';
 import { LazyJsonEditor as JsonEditor } from '../components/LazyJsonEditor.js';
-import { ErrorText, StatusText } from '../components/ui.js';
+import { ErrorText, StatusText, Time } from '../components/ui.js';
 
 /** The kept versions of a silo, newest first (the server keeps the last 20 by default). */
 export function History({ uuid, version }: { uuid: string; version: number | undefined }) {
@@ -23,24 +23,24 @@ export function History({ uuid, version }: { uuid: string; version: number | und
       <StatusText message={status} />
       <ErrorText message={list.error} />
       {versions ? (
-        <table>
+        <table class="cards" role="table">
           <caption>
             {versions.metadata.total_items} kept version{versions.metadata.total_items === 1 ? '' : 's'}, newest first
           </caption>
-          <thead>
-            <tr>
-              <th scope="col">Version</th>
-              <th scope="col">Saved</th>
-              <th scope="col">Name</th>
-              <th scope="col">Visibility</th>
-              <th scope="col">Region</th>
-              <th scope="col">Size</th>
+          <thead role="rowgroup">
+            <tr role="row">
+              <th scope="col" role="columnheader">Version</th>
+              <th scope="col" role="columnheader">Saved</th>
+              <th scope="col" role="columnheader">Name</th>
+              <th scope="col" role="columnheader">Visibility</th>
+              <th scope="col" role="columnheader">Region</th>
+              <th scope="col" role="columnheader">Size</th>
             </tr>
           </thead>
-          <tbody>
+          <tbody role="rowgroup">
             {versions.versions.map((v) => (
-              <tr key={v.version} class={v.version === version ? 'selected' : undefined}>
-                <th scope="row">
+              <tr key={v.version} role="row" class={v.version === version ? 'selected' : undefined}>
+                <th scope="row" role="rowheader">
                   <a
                     href={href({ page: 'history', uuid, version: v.version })}
                     aria-current={v.version === version ? 'true' : undefined}
@@ -50,11 +50,11 @@ export function History({ uuid, version }: { uuid: string; version: number | und
                     {meta && v.version === meta.version ? ' (current)' : ''}
                   </a>
                 </th>
-                <td>{formatTime(v.updated_at)}</td>
-                <td>{v.file_name}</td>
-                <td>{v.is_public ? 'public' : 'private'}</td>
-                <td>{v.region_name}</td>
-                <td>{formatBytes(v.size)}</td>
+                <td role="cell" data-label="Saved"><Time iso={v.updated_at} /></td>
+                <td role="cell" data-label="Name">{v.file_name}</td>
+                <td role="cell" data-label="Visibility">{v.is_public ? 'public' : 'private'}</td>
+                <td role="cell" data-label="Region">{v.region_name}</td>
+                <td role="cell" data-label="Size">{formatBytes(v.size)}</td>
               </tr>
             ))}
           </tbody>
@@ -69,7 +69,9 @@ export function History({ uuid, version }: { uuid: string; version: number | und
           version={version}
           current={meta.version}
           onRestored={(v) => {
+            // The restore wrote a new version: show that one (the current), not the old one as if nothing happened.
             setStatus(`Restored: version ${v} now holds the data of version ${version}.`);
+            go(href({ page: 'history', uuid, version: v }));
             list.reload();
           }}
         />
@@ -98,6 +100,8 @@ function VersionView(props: { uuid: string; version: number; current: number; on
           <JsonEditor value={texts.value.old} readOnly label={`Data of version ${version} (read only)`} />
           {version === props.current ? (
             <p>This is the current version.</p>
+          ) : texts.value.old === texts.value.now ? (
+            <p>Its data is the same as the current version's ({props.current}): there is nothing to restore.</p>
           ) : (
             <>
               <DiffView lines={diff} caption={`From the current version (${props.current}) to version ${version}`} />

@@ -1,11 +1,12 @@
-import { useState } from 'preact/hooks';
+import { Fragment } from 'preact';
+import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { api } from '../api/endpoints.js';
 import { useAction, useLoad } from '../hooks.js';
-import { formatTime } from '../lib/format.js';
+import { expiresSoon, timeLeft } from '../lib/expiry.js';
 import { DURATIONS, type CreatedKey, type Duration, type KeyInfo } from '../lib/types.js';
 import { ConfirmByName } from '../components/ConfirmByName.js';
 import { CopyButton } from '../components/CopyButton.js';
-import { describedBy, ErrorText, Field, StatusText } from '../components/ui.js';
+import { describedBy, ErrorText, Field, StatusText, Time } from '../components/ui.js';
 
 /**
  * Keys: list, create (the value is shown once, held only in this page's memory, gone on reload
@@ -13,6 +14,9 @@ import { describedBy, ErrorText, Field, StatusText } from '../components/ui.js';
  */
 export function Keys() {
   const list = useLoad(() => api.keys(), []);
+  // The silos' names, for the keys that read only some (a uuid alone says little).
+  const silos = useLoad(() => api.silos(1, 100), []);
+  const names = new Map((silos.value?.silos ?? []).map((s) => [s.file_uuid, s.file_name]));
   const [created, setCreated] = useState<CreatedKey>();
   const [status, setStatus] = useState<string>();
   const onCreated = (k: CreatedKey) => {
@@ -33,6 +37,7 @@ export function Keys() {
       {list.value ? (
         <KeyTable
           keys={list.value.keys}
+          names={names}
           onRevoked={(k) => {
             setStatus(`The ${k.type} key “${k.name}” is revoked: it stops working within a second.`);
             list.reload();
@@ -50,8 +55,11 @@ export function Keys() {
 }
 
 function NewKeyValue({ created, onDone }: { created: CreatedKey; onDone: () => void }) {
+  // It appears above the forms: the focus goes to it, so a keyboard or screen reader user is there.
+  const box = useRef<HTMLElement>(null);
+  useLayoutEffect(() => box.current?.focus(), [created.key]);
   return (
-    <section class="once" aria-labelledby="new-key-heading">
+    <section class="once" aria-labelledby="new-key-heading" ref={box} tabIndex={-1}>
       <h2 id="new-key-heading">
         New {created.type} key “{created.name}”
       </h2>
@@ -71,69 +79,93 @@ function NewKeyValue({ created, onDone }: { created: CreatedKey; onDone: () => v
   );
 }
 
-function scope(k: KeyInfo): string {
+/** What a key reads: every silo, or the named ones (a silo deleted since is said so). */
+function scope(k: KeyInfo, names: Map<string, string>): string {
   if (k.type === 'manage') return 'all silos (manage)';
   if (k.silos === null) return 'all silos';
-  return `${k.silos.length} silo${k.silos.length === 1 ? '' : 's'}: ${k.silos.join(', ')}`;
+  const named = k.silos.map((uuid) => names.get(uuid) ?? (names.size > 0 ? `${uuid.slice(0, 8)}… (deleted)` : uuid));
+  return `${k.silos.length === 1 ? 'only' : `only these ${k.silos.length}:`} ${named.join(', ')}`;
 }
 
-function KeyTable({ keys, onRevoked }: { keys: KeyInfo[]; onRevoked: (k: KeyInfo) => void }) {
+const COLUMNS = 6;
+
+function KeyTable({ keys, names, onRevoked }: { keys: KeyInfo[]; names: Map<string, string>; onRevoked: (k: KeyInfo) => void }) {
   const [revoking, setRevoking] = useState<string>();
+  const now = Date.now();
   return (
-    <table>
+    <table class="cards" role="table">
       <caption>
         {keys.length} key{keys.length === 1 ? '' : 's'}
       </caption>
-      <thead>
-        <tr>
-          <th scope="col">Type</th>
-          <th scope="col">Name</th>
-          <th scope="col">Created</th>
-          <th scope="col">Expires</th>
-          <th scope="col">Reads</th>
-          <th scope="col">
+      <thead role="rowgroup">
+        <tr role="row">
+          <th scope="col" role="columnheader">Name</th>
+          <th scope="col" role="columnheader">Type</th>
+          <th scope="col" role="columnheader">Created</th>
+          <th scope="col" role="columnheader">Expires</th>
+          <th scope="col" role="columnheader">Reads</th>
+          <th scope="col" role="columnheader">
             <span class="offscreen">Actions</span>
           </th>
         </tr>
       </thead>
-      <tbody>
+      <tbody role="rowgroup">
         {keys.map((k) => {
           const id = `${k.type}/${k.name}`;
-          const expired = k.expires_at !== null && new Date(k.expires_at).getTime() < Date.now();
+          const soon = expiresSoon(k.expires_at, now);
+          const left = timeLeft(k.expires_at, now);
           return (
-            <tr key={id}>
-              <td>{k.type}</td>
-              <th scope="row">{k.name}</th>
-              <td>{formatTime(k.created_at)}</td>
-              <td>
-                {formatTime(k.expires_at)}
-                {expired ? ' (expired)' : ''}
-              </td>
-              <td class="scope">{scope(k)}</td>
-              <td class="actions">
-                {revoking === id ? (
-                  <>
-                    <ConfirmByName
-                      name={k.name}
-                      what={`${k.type} key`}
-                      action="Revoke key"
-                      onConfirm={async () => {
-                        await api.revokeKey(k.type, k.name);
-                        setRevoking(undefined);
-                        onRevoked(k);
-                      }}
-                    />
-                    <button type="button" onClick={() => setRevoking(undefined)}>
-                      Cancel
-                    </button>
-                  </>
-                ) : (
-                  <button type="button" class="danger" aria-label={`Revoke ${k.type} key ${k.name}`} onClick={() => setRevoking(id)}>
+            <Fragment key={id}>
+              <tr role="row" class={soon ? 'expiring' : undefined}>
+                <th scope="row" role="rowheader" data-label="Name">{k.name}</th>
+                <td role="cell" data-label="Type">{k.type}</td>
+                <td role="cell" data-label="Created"><Time iso={k.created_at} /></td>
+                <td role="cell" data-label="Expires">
+                  <Time iso={k.expires_at} />
+                  {k.expires_at ? (
+                    <span class={soon ? 'soon' : 'hint'}>
+                      {' '}
+                      ({soon ? (left === 'expired' ? 'expired: replace it' : `${left}: replace it soon`) : left})
+                    </span>
+                  ) : null}
+                </td>
+                <td role="cell" data-label="Reads" class="scope">{scope(k, names)}</td>
+                <td role="cell" class="actions">
+                  <button
+                    type="button"
+                    class="danger"
+                    aria-label={`Revoke ${k.type} key ${k.name}`}
+                    aria-expanded={revoking === id}
+                    onClick={() => setRevoking(id)}
+                  >
                     Revoke…
                   </button>
-                )}
-              </td>
-            </tr>
+                </td>
+              </tr>
+              {revoking === id ? (
+                // The confirmation gets a row of its own, across the table: the row above keeps its shape.
+                <tr role="row" class="confirm-row">
+                  <td role="cell" colSpan={COLUMNS}>
+                    <div class="row">
+                      <ConfirmByName
+                        name={k.name}
+                        what={`${k.type} key`}
+                        action="Revoke key"
+                        autoFocus
+                        onConfirm={async () => {
+                          await api.revokeKey(k.type, k.name);
+                          setRevoking(undefined);
+                          onRevoked(k);
+                        }}
+                      />
+                      <button type="button" onClick={() => setRevoking(undefined)}>
+                        Cancel
+                      </button>
+                    </div>
+                  </td>
+                </tr>
+              ) : null}
+            </Fragment>
           );
         })}
       </tbody>
@@ -170,7 +202,7 @@ function CreateManageKey({ onCreated }: { onCreated: (k: CreatedKey) => void }) 
           aria-describedby={describedBy('manage-name', { error: nameError })}
         />
       </Field>
-      <Field id="manage-duration" label="Expires after" error={action.fields['duration']}>
+      <Field id="manage-duration" label="Manage key expires after" error={action.fields['duration']}>
         <select id="manage-duration" value={duration} onChange={(e) => setDuration(e.currentTarget.value as Duration)}>
           {DURATIONS.map((d) => (
             <option key={d} value={d}>
@@ -191,6 +223,7 @@ function CreateManageKey({ onCreated }: { onCreated: (k: CreatedKey) => void }) 
 
 function CreateAccessKey({ onCreated }: { onCreated: (k: CreatedKey) => void }) {
   const [name, setName] = useState('');
+  const [duration, setDuration] = useState<Duration>('never');
   const [scoped, setScoped] = useState(false);
   const [chosen, setChosen] = useState<Set<string>>(new Set());
   const silos = useLoad(() => (scoped ? api.silos(1, 100) : Promise.resolve(undefined)), [scoped]);
@@ -212,7 +245,8 @@ function CreateAccessKey({ onCreated }: { onCreated: (k: CreatedKey) => void }) 
         e.preventDefault();
         void action.run(async () => {
           if (scoped && chosen.size === 0) throw new Error('Choose at least one silo, or let the key read all silos.');
-          onCreated(await api.createKey(scoped ? { type: 'access', name, silos: [...chosen] } : { type: 'access', name }));
+          const expiry = duration === 'never' ? {} : { duration };
+          onCreated(await api.createKey(scoped ? { type: 'access', name, silos: [...chosen], ...expiry } : { type: 'access', name, ...expiry }));
           setName('');
           setChosen(new Set());
         });
@@ -229,6 +263,15 @@ function CreateAccessKey({ onCreated }: { onCreated: (k: CreatedKey) => void }) 
           aria-invalid={nameError ? 'true' : undefined}
           aria-describedby={describedBy('access-name', { error: nameError })}
         />
+      </Field>
+      <Field id="access-duration" label="Access key expires after" error={action.fields['duration']}>
+        <select id="access-duration" value={duration} onChange={(e) => setDuration(e.currentTarget.value as Duration)}>
+          {DURATIONS.map((d) => (
+            <option key={d} value={d}>
+              {d === 'never' ? 'never (until revoked)' : `${d.slice(0, -1)} days`}
+            </option>
+          ))}
+        </select>
       </Field>
       <fieldset>
         <legend>The key reads</legend>

@@ -4,10 +4,10 @@ import { api } from '../api/endpoints.js';
 import { go, useLoad } from '../hooks.js';
 import { issueField } from '../lib/errors.js';
 import { dataMember, formatJson, parseExact } from '../lib/json.js';
-import { curlLine, dataUrl, EMPTY_FORM, queryString, type QueryForm } from '../lib/query-url.js';
+import { curlParts, dataUrl, EMPTY_FORM, queryString, type QueryForm } from '../lib/query-url.js';
 import { href } from '../lib/routes.js';
 import { useSession } from '../session.js';
-import { CopyButton } from '../components/CopyButton.js';
+import { CommandLine } from '../components/CommandLine.js';
 import { describedBy, ErrorText, Field } from '../components/ui.js';
 
 const OP_WORDS: Record<string, string> = {
@@ -137,7 +137,7 @@ export function Playground({ uuid }: { uuid: string | undefined }) {
               'For example: price gt 100 and category eq "tools". Words: and, or, not, eq ne gt lt ge le lk il, in (…), has, exists.',
               true,
             )}
-            {input('sort', 'sort', 'Paths, - for descending: -price,name.')}
+            {input('sort', 'sort', 'Paths, comma-separated; a minus sorts descending: \u2011price,name.')}
             {input('limit', 'limit', 'At most this many (0 to 10 000).')}
             {input('offset', 'offset', 'Skip this many first.')}
             {input('fields', 'fields', 'Keep only these paths: name,price.')}
@@ -173,14 +173,8 @@ export function Playground({ uuid }: { uuid: string | undefined }) {
       {uuid ? (
         <section aria-labelledby="pg-request-heading">
           <h2 id="pg-request-heading">The same request over HTTP</h2>
-          <p class="row">
-            <code aria-label="Request URL">{url}</code>
-            <CopyButton text={url} label="Copy request URL" />
-          </p>
-          <p class="row">
-            <code aria-label="curl command">{curlLine(url)}</code>
-            <CopyButton text={curlLine(url)} label="Copy curl command" />
-          </p>
+          <CommandLine words={[url]} label="Request URL" />
+          <CommandLine words={curlParts(url)} label="curl command" />
           <p class="hint">
             Put an access key in place of <code>&lt;your access key&gt;</code>: create one under <a href="#/keys">Keys</a>.
           </p>

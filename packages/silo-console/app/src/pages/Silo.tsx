@@ -1,7 +1,9 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api/endpoints.js';
 import { go, useAction, useLoad } from '../hooks.js';
-import { formatTime } from '../lib/format.js';
+import { formatBytes, formatTime } from '../lib/format.js';
+import { curlParts, dataUrl, publicUrl } from '../lib/query-url.js';
+import { CommandLine } from '../components/CommandLine.js';
 import { checkSiloData, dataFromGetSilo } from '../lib/json.js';
 import { href } from '../lib/routes.js';
 import type { Region, SiloMeta } from '../lib/types.js';
@@ -10,9 +12,15 @@ import { ConfirmByName } from '../components/ConfirmByName.js';
 import { LazyJsonEditor as JsonEditor } from '../components/LazyJsonEditor.js';
 import { describedBy, ErrorText, Field, RegionSelect, StatusText } from '../components/ui.js';
 
-async function loadSilo(uuid: string): Promise<{ meta: SiloMeta; text: string }> {
-  const [meta, raw] = await Promise.all([api.meta(uuid), api.dataText(uuid)]);
-  return { meta, text: dataFromGetSilo(raw) };
+async function loadSilo(uuid: string): Promise<{ meta: SiloMeta; text: string; size: number | undefined }> {
+  const [meta, raw, size] = await Promise.all([api.meta(uuid), api.dataText(uuid), sizeOf(uuid)]);
+  return { meta, text: dataFromGetSilo(raw), size };
+}
+
+/** The size of the stored data: the current version's, as history lists it. */
+async function sizeOf(uuid: string): Promise<number | undefined> {
+  const page = await api.versions(uuid, 1, 1);
+  return page.versions[0]?.size;
 }
 
 /** One silo: its data in the editor, its name, visibility and region, and delete. */
@@ -21,6 +29,7 @@ export function SiloPage({ uuid }: { uuid: string }) {
   const [meta, setMeta] = useState<SiloMeta>();
   const [text, setText] = useState('');
   const [saved, setSaved] = useState('');
+  const [size, setSize] = useState<number>();
   // Bumped whenever the editor must show text it did not type itself (a load, a discard).
   const [editorKey, setEditorKey] = useState(0);
   useEffect(() => {
@@ -28,6 +37,7 @@ export function SiloPage({ uuid }: { uuid: string }) {
       setMeta(loaded.value.meta);
       setText(loaded.value.text);
       setSaved(loaded.value.text);
+      setSize(loaded.value.size);
       setEditorKey((k) => k + 1);
     }
   }, [loaded.value]);
@@ -58,6 +68,8 @@ export function SiloPage({ uuid }: { uuid: string }) {
         <dd>{meta.is_public ? 'public' : 'private'}</dd>
         <dt>Region</dt>
         <dd>{meta.region_name}</dd>
+        <dt>Size</dt>
+        <dd>{formatBytes(size)}</dd>
         <dt>Created</dt>
         <dd>{formatTime(meta.created_at)}</dd>
         <dt>Updated</dt>
@@ -75,8 +87,13 @@ export function SiloPage({ uuid }: { uuid: string }) {
         editorKey={editorKey}
         setText={setText}
         onDiscard={() => (setText(saved), setEditorKey((k) => k + 1))}
-        onSaved={(m, t) => (setMeta(m), setSaved(t))}
+        onSaved={(m, t) => {
+          setMeta(m);
+          setSaved(t);
+          void sizeOf(uuid).then(setSize, () => undefined);
+        }}
       />
+      <ReadSection meta={meta} />
       <SettingsSection meta={meta} onChanged={setMeta} />
       <section aria-labelledby="delete-heading">
         <h2 id="delete-heading">Delete</h2>
@@ -92,6 +109,38 @@ export function SiloPage({ uuid }: { uuid: string }) {
         />
       </section>
     </>
+  );
+}
+
+/** Where the silo is read over HTTP: its region's host, privately with a key, publicly without. */
+function ReadSection({ meta }: { meta: SiloMeta }) {
+  const session = useSession();
+  const host = session.hosts[meta.region_name];
+  const privateAddress = dataUrl(location.protocol, host, meta.file_uuid, '');
+  const publicAddress = publicUrl(location.protocol, host, meta.file_uuid);
+  return (
+    <section aria-labelledby="read-heading">
+      <h2 id="read-heading">Read it over HTTP</h2>
+      <p>
+        Region <strong>{meta.region_name}</strong> serves it, at <code>{host}</code>; the other regions' hosts answer 404. A region move
+        changes these addresses.
+      </p>
+      <h3>With an access key</h3>
+      <CommandLine words={[privateAddress]} label="Private URL" />
+      <CommandLine words={curlParts(privateAddress)} label="Private curl command" />
+      <p class="hint">
+        Put an access key in place of <code>&lt;your access key&gt;</code>: create one under <a href="#/keys">Keys</a>.
+      </p>
+      <h3>Public, without a key</h3>
+      {meta.is_public ? (
+        <>
+          <CommandLine words={[publicAddress]} label="Public URL" />
+          <CommandLine words={curlParts(publicAddress, false)} label="Public curl command" />
+        </>
+      ) : (
+        <p>This silo is private: make it public under Settings to read it at {publicAddress} without a key.</p>
+      )}
+    </section>
   );
 }
 
@@ -169,7 +218,7 @@ function SettingsSection({ meta, onChanged }: { meta: SiloMeta; onChanged: (m: S
     setName(meta.file_name);
     setRegion(meta.region_name);
   }, [meta.file_uuid, meta.file_name, meta.region_name]);
-  const publicUrl = `${location.protocol}//${session.hosts[meta.region_name]}/public/${meta.file_uuid}`;
+  const publicAddress = publicUrl(location.protocol, session.hosts[meta.region_name], meta.file_uuid);
   const nameError = rename.fields['file_name'] ?? rename.error;
   return (
     <section aria-labelledby="settings-heading">
@@ -206,7 +255,7 @@ function SettingsSection({ meta, onChanged }: { meta: SiloMeta; onChanged: (m: S
           This silo is <strong>{meta.is_public ? 'public' : 'private'}</strong>.{' '}
           {meta.is_public ? (
             <>
-              Anyone can read it at <code>{publicUrl}</code>
+              Anyone can read it at <code>{publicAddress}</code>
             </>
           ) : (
             'Reading it needs an access key.'
