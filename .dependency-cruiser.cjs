@@ -9,7 +9,9 @@
  *   storage          the storage contract and its engines' shared parts
  *   service          silos, accounts, keys: the rules, no HTTP
  *   work             large data off the event loop (worker threads)
- *   events, webhooks, console, transfer
+ *   events, webhooks, console, transfer, audit, metrics
+ *                    (audit: the audit log's reads and retention; metrics: prom-client, fed by
+ *                    observers that the rooms below take without importing it)
  *   http             routes and handlers
  *   index.ts         the face
  *
@@ -17,7 +19,7 @@
  * each other through their names, never through relative paths; no cycles anywhere.
  */
 const SRC = '^packages/koa-silo/src/';
-const rooms = ['model', 'options', 'patch|schemas', 'limits', 'storage', 'service', 'work', 'events|webhooks|console|transfer', 'http', 'index'];
+const rooms = ['model', 'options', 'patch|schemas', 'limits', 'storage', 'service', 'work', 'events|webhooks|console|transfer|audit|metrics', 'http', 'index'];
 const pathOf = (room) => (room === 'options' || room === 'index' ? `${SRC}${room}\\.ts$` : `${SRC}(${room})/`);
 
 /** One rule per room: none of the rooms above it. */
@@ -59,6 +61,22 @@ module.exports = {
       severity: 'error',
       from: { path: '^packages/silo-query/src/' },
       to: { path: '^packages/(?!silo-query/)|^(fs|net|http|https|child_process|worker_threads)$', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'silo-client-uses-only-silo-query',
+      comment:
+        'silo-client has no runtime dependency but silo-query (which has none): nothing else from npm, even as a type (its declarations would need it). ' +
+        '(node_modules is outside this graph, so packages/silo-client/test/generated.test.ts reads its import lines too.)',
+      severity: 'error',
+      from: { path: '^packages/silo-client/src/' },
+      to: { dependencyTypes: ['npm', 'npm-dev', 'npm-peer', 'npm-optional', 'npm-no-pkg', 'npm-unknown', 'unknown'], pathNot: '^silo-query$' },
+    },
+    {
+      name: 'silo-client-runs-in-browsers',
+      comment: 'silo-client runs in browsers as well as Node: no Node built-in module (fetch, streams and TextDecoder are the platform\'s)',
+      severity: 'error',
+      from: { path: '^packages/silo-client/src/' },
+      to: { dependencyTypes: ['core'] },
     },
     {
       name: 'model-loads-nothing',

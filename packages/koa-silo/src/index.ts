@@ -22,6 +22,8 @@ import { startSweeper } from './storage/index.js';
 import { createWebhookService, type WebhookService } from './webhooks/service.js';
 import { createConsoleService, type ConsoleService } from './console/service.js';
 import { startDeliveryWorker } from './webhooks/worker.js';
+import { createAuditService, startAuditPruner, type AuditService } from './audit/index.js';
+import { createMetrics, type SiloMetrics } from './metrics/index.js';
 
 export interface Silo {
   /** The whole API as one Koa middleware: `app.use(silo.middleware())`. */
@@ -34,6 +36,13 @@ export interface Silo {
   webhooks: WebhookService;
   /** Console users (create, list, delete) and their sessions. */
   console: ConsoleService;
+  /** The audit log (contract §19): list an account's entries, prune past retention. */
+  audit: AuditService;
+  /**
+   * Prometheus metrics when the `metrics` option is on: the registry and its text. Silo serves
+   * them nowhere itself: expose them on a listener of their own (silo-server: SILO_METRICS_PORT).
+   */
+  metrics?: SiloMetrics;
   /** The OpenAPI 3.1 document served at /api/v1/openapi.json. */
   openapi: Record<string, unknown>;
   /**
@@ -54,6 +63,7 @@ export interface Silo {
 
 export function createSilo(options: SiloOptions = {}): Silo {
   const resolved = resolveOptions(options);
+  const metrics = resolved.metrics ? createMetrics(resolved.metrics) : undefined;
   const main = options.store ?? new Keyv();
   const storage = createStorage({
     main,
@@ -61,6 +71,7 @@ export function createSilo(options: SiloOptions = {}): Silo {
     ...(options.storage?.prefix !== undefined ? { prefix: options.storage.prefix } : {}),
     ...(options.storage?.timeoutMs !== undefined ? { timeoutMs: options.storage.timeoutMs } : {}),
     onError: () => undefined,
+    ...(metrics ? { observer: metrics.storage } : {}),
   });
   const admission = createAdmission(resolved);
   const bus =
@@ -69,6 +80,7 @@ export function createSilo(options: SiloOptions = {}): Silo {
   const webhooks = createWebhookService(storage, {
     maxPerAccount: resolved.webhooks.maxPerAccount,
     allowPrivate: resolved.webhooks.allowPrivate,
+    actor: resolved.actor,
   });
   const work = createWork({
     ...resolved.work,
@@ -76,6 +88,7 @@ export function createSilo(options: SiloOptions = {}): Silo {
     taskBytes: Math.floor(admission.parses.budgetBytes / resolved.work.workers),
     onWorkerLost: (reason, error) => resolved.logger.error(`silo: a worker thread ${reason}`, error),
     charge: (bytes) => admission.texts.take(bytes),
+    ...(metrics ? { observer: metrics.work } : {}),
   });
   const { accounts, silos } = createServices(storage, {
     plans: resolved.plans,
@@ -83,8 +96,18 @@ export function createSilo(options: SiloOptions = {}): Silo {
     charge: (bytes) => admission.texts.take(bytes),
     onCommit: (event) => bus.publish(event),
     outboxFor: (event) => webhooks.outboxFor(event),
+    actor: resolved.actor,
   });
-  const consoleService = createConsoleService(storage);
+  const consoleService = createConsoleService(storage, { actor: resolved.actor, onError: resolved.logger.error });
+  const audit = createAuditService(storage, { plans: resolved.plans });
+  metrics?.watch({
+    admission,
+    work,
+    async outboxBacklog() {
+      const sizes = await Promise.all((await storage.hookedAccounts()).map((account) => storage.outboxSize(account)));
+      return sizes.reduce((a, b) => a + b, 0);
+    },
+  });
   const openapi = buildOpenApi(resolved);
   const http = createHttp({
     accounts,
@@ -96,13 +119,22 @@ export function createSilo(options: SiloOptions = {}): Silo {
     webhooks,
     console: consoleService,
     work,
+    audit,
+    ...(metrics ? { metrics } : {}),
   });
   const worker = resolved.webhooks.deliver
-    ? startDeliveryWorker({ storage, allowPrivate: resolved.webhooks.allowPrivate, timing: resolved.webhooks.timing, logger: resolved.logger })
+    ? startDeliveryWorker({
+        storage,
+        allowPrivate: resolved.webhooks.allowPrivate,
+        timing: resolved.webhooks.timing,
+        logger: resolved.logger,
+        ...(metrics ? { onOutcome: (outcome) => metrics.delivery(outcome) } : {}),
+      })
     : undefined;
   let closing: Promise<void> | undefined;
   const sweep = () => storage.sweep();
   const sweeper = startSweeper(sweep, resolved.sweepIntervalMs, resolved.logger);
+  const pruner = startAuditPruner(() => audit.prune(), resolved.auditPruneIntervalMs, resolved.logger);
 
   return {
     middleware: () => http.middleware,
@@ -110,6 +142,8 @@ export function createSilo(options: SiloOptions = {}): Silo {
     silos,
     webhooks,
     console: consoleService,
+    audit,
+    ...(metrics ? { metrics: { registry: metrics.registry, contentType: metrics.contentType, text: () => metrics.text() } } : {}),
     openapi,
     coordination: storage.coordination,
     sweep,
@@ -117,12 +151,14 @@ export function createSilo(options: SiloOptions = {}): Silo {
     close() {
       closing ??= (async () => {
         sweeper.stop();
+        pruner.stop();
         await worker?.stop();
         http.endStreams();
         http.clear();
         // A bus given in the options is its giver's to close, like its stores' clients.
         if (!options.events) await bus.close();
         await work.close();
+        await consoleService.settled();
         await storage.close();
       })();
       return closing;
@@ -165,3 +201,6 @@ export { SharedBus } from './events/shared-bus.js';
 export type { EventBus, EventListener, SiloEvent, SiloEventType } from './model/index.js';
 export { SESSION_IDLE_MS, type ConsoleService, type SignedIn } from './console/service.js';
 export type { UserInfo } from './model/index.js';
+export type { AuditService } from './audit/index.js';
+export type { SiloMetrics } from './metrics/index.js';
+export type { StorageObserver } from './storage/index.js';

@@ -3,7 +3,7 @@
  */
 import type Keyv from 'keyv';
 import { availableParallelism } from 'node:os';
-import { type CorsOrigins, DEFAULT_DELIVERY_TIMING, DEFAULT_MAX_PATCH_OPERATIONS, DEFAULT_HOSTS, DEFAULT_PLAN, DEFAULT_PLAN_NAME, type DeliveryTiming, type EventBus, MAX_WEBHOOKS_PER_ACCOUNT, normalizeHost, normalizeOrigin, type Plan, type Region, REGIONS } from './model/index.js';
+import { type AuditActor, type CorsOrigins, DEFAULT_AUDIT_DAYS, DEFAULT_DELIVERY_TIMING, DEFAULT_MAX_PATCH_OPERATIONS, DEFAULT_HOSTS, DEFAULT_PLAN, DEFAULT_PLAN_NAME, type DeliveryTiming, type EventBus, MAX_WEBHOOKS_PER_ACCOUNT, normalizeHost, normalizeOrigin, type Plan, PROGRAM_ACTOR, type Region, REGIONS } from './model/index.js';
 
 
 /**
@@ -113,6 +113,20 @@ export interface SiloOptions {
    * cookie on the API, from this server's own pages only (contract §13). Default false.
    */
   console?: boolean;
+  /**
+   * Prometheus metrics (contract §19) in a registry of this Silo's own, read from `silo.metrics`
+   * (serve them on a listener of your own: Silo never answers /metrics). `true`, or
+   * `{ defaultMetrics: false }` without prom-client's process metrics. Default off.
+   */
+  metrics?: boolean | { defaultMetrics?: boolean };
+  /**
+   * Who calls of the programmatic API (services used directly, not through HTTP) act as in the
+   * audit log, unless a call names its own. Default `{ type: 'program', name: 'koa-silo' }`;
+   * silo-server's commands say `{ type: 'command', name: 'silo' }`.
+   */
+  actor?: AuditActor;
+  /** How often audit entries past their plan's `auditDays` are removed (ms), the first time shortly after start; 0 turns it off. Default 1 hour. */
+  auditPruneIntervalMs?: number;
 }
 
 export interface WebhookOptions {
@@ -129,6 +143,8 @@ export interface WebhookOptions {
 
 
 export const DEFAULT_SWEEP_INTERVAL_MS = 10 * 60_000;
+
+export const DEFAULT_AUDIT_PRUNE_INTERVAL_MS = 60 * 60_000;
 
 export const DEFAULT_MAX_STREAMS_PER_CLIENT = 20;
 
@@ -164,6 +180,9 @@ export interface ResolvedOptions {
   eventsKeepAliveMs: number;
   webhooks: { deliver: boolean; allowPrivate: boolean; maxPerAccount: number; timing: DeliveryTiming };
   console: boolean;
+  metrics: false | { defaultMetrics: boolean };
+  actor: AuditActor;
+  auditPruneIntervalMs: number;
 }
 
 export function resolveOptions(options: SiloOptions = {}): ResolvedOptions {
@@ -189,7 +208,11 @@ export function resolveOptions(options: SiloOptions = {}): ResolvedOptions {
     if (!(Number.isSafeInteger(accountRateLimitPerMinute) && accountRateLimitPerMinute >= 0)) {
       throw new TypeError(`plans.${name}.accountRateLimitPerMinute must be an integer >= 0 (0 turns it off)`);
     }
-    plans[name] = { maxDataBytes: plan.maxDataBytes, rateLimitPerMinute: plan.rateLimitPerMinute, historyVersions, maxKeys, accountRateLimitPerMinute };
+    const auditDays = plan.auditDays ?? DEFAULT_AUDIT_DAYS;
+    if (!(Number.isSafeInteger(auditDays) && auditDays >= 1 && auditDays <= 36_500)) {
+      throw new TypeError(`plans.${name}.auditDays must be an integer from 1 to 36500`);
+    }
+    plans[name] = { maxDataBytes: plan.maxDataBytes, rateLimitPerMinute: plan.rateLimitPerMinute, historyVersions, maxKeys, accountRateLimitPerMinute, auditDays };
   }
   const memory = resolveMemory(options);
   const notFound = options.notFound ?? 'next';
@@ -223,6 +246,9 @@ export function resolveOptions(options: SiloOptions = {}): ResolvedOptions {
       timing: { ...DEFAULT_DELIVERY_TIMING, ...options.webhooks?.timing },
     },
     console: options.console ?? false,
+    metrics: options.metrics ? { defaultMetrics: options.metrics === true || options.metrics.defaultMetrics !== false } : false,
+    actor: options.actor ?? PROGRAM_ACTOR,
+    auditPruneIntervalMs: options.auditPruneIntervalMs ?? DEFAULT_AUDIT_PRUNE_INTERVAL_MS,
   };
 }
 

@@ -61,6 +61,13 @@ export interface ServerConfig {
   maxConnectionsPerAddress?: number;
   /** Minimum request-body data rate in bytes per second; 0 = none; undefined = 1 000. */
   minBodyRate?: number;
+  /** Days the default plan keeps audit entries (SILO_AUDIT_DAYS); undefined keeps koa-silo's default (90). */
+  auditDays?: number;
+  /**
+   * Prometheus metrics on a listener of their own (SILO_METRICS_PORT, _HOST, _TOKEN): `/metrics`
+   * there, never on the API's port. Undefined: metrics off.
+   */
+  metrics?: { port: number; host: string; token?: string };
 }
 
 export type Env = Record<string, string | undefined>;
@@ -133,6 +140,10 @@ export const SETTINGS: Setting[] = [
   { env: 'SILO_MAX_CONNECTIONS', flag: 'max-connections', kind: 'string', default: '10000', help: 'connections open at once; more are closed as they arrive; 0 = no cap' },
   { env: 'SILO_MAX_CONNECTIONS_PER_ADDRESS', flag: 'max-connections-per-address', kind: 'string', default: '256; none with SILO_TRUST_PROXY', help: 'connections open at once from one client address (IPv6: one /64); 0 = no cap' },
   { env: 'SILO_MIN_BODY_RATE', flag: 'min-body-rate', kind: 'string', default: '1KB', help: 'bytes per second a request body must keep up over 10 s, or 408 and the connection closed; 0 = none' },
+  { env: 'SILO_AUDIT_DAYS', flag: 'audit-days', kind: 'string', default: '90', help: 'days the audit log keeps each entry of the default plan (1 to 36500)' },
+  { env: 'SILO_METRICS_PORT', flag: 'metrics-port', kind: 'string', default: 'none: metrics off', help: 'serve Prometheus metrics at /metrics on this port (0 picks a free one), never on the API port' },
+  { env: 'SILO_METRICS_HOST', flag: 'metrics-host', kind: 'string', default: '127.0.0.1', help: 'address the metrics listener binds; another than loopback needs SILO_METRICS_TOKEN' },
+  { env: 'SILO_METRICS_TOKEN', flag: 'metrics-token', kind: 'string', default: 'none', help: 'bearer token a scrape of /metrics must send (Authorization: Bearer ...)' },
   { env: 'SILO_SQLITE_SYNC', flag: 'sqlite-sync', kind: 'string', default: 'normal', help: 'normal: writes survive a killed process; full: also a power loss (slower)', storage: true },
 ];
 
@@ -270,7 +281,7 @@ export function loadStorageConfig(env: Env = process.env, flags: Flags = {}, cwd
 export function loadPlanConfig(
   env: Env = process.env,
   flags: Flags = {},
-): Pick<ServerConfig, 'rateLimitPerMinute' | 'maxDataBytes' | 'historyVersions' | 'maxKeys' | 'accountRateLimitPerMinute'> {
+): Pick<ServerConfig, 'rateLimitPerMinute' | 'maxDataBytes' | 'historyVersions' | 'maxKeys' | 'accountRateLimitPerMinute' | 'auditDays'> {
   const read = new Reader(env, flags);
   const rateRaw = read.string('SILO_RATE_LIMIT_PER_MINUTE');
   const rateLimitPerMinute = rateRaw ? integer(rateRaw, 0, 1_000_000_000, 'a whole number of requests per minute (0 = off)') : undefined;
@@ -282,7 +293,10 @@ export function loadPlanConfig(
   const maxKeys = keysRaw ? integer(keysRaw, 1, 1_000_000, 'a whole number of keys, at least 1') : undefined;
   const accountRaw = read.string('SILO_ACCOUNT_RATE_LIMIT_PER_MINUTE');
   const accountRateLimitPerMinute = accountRaw ? integer(accountRaw, 0, 1_000_000_000, 'a whole number of requests per minute (0 = off)') : undefined;
+  const auditRaw = read.string('SILO_AUDIT_DAYS');
+  const auditDays = auditRaw ? integer(auditRaw, 1, 36_500, 'a whole number of days from 1 to 36500') : undefined;
   return {
+    ...(auditDays !== undefined ? { auditDays } : {}),
     ...(maxKeys !== undefined ? { maxKeys } : {}),
     ...(accountRateLimitPerMinute !== undefined ? { accountRateLimitPerMinute } : {}),
     ...(rateLimitPerMinute !== undefined ? { rateLimitPerMinute } : {}),
@@ -331,7 +345,7 @@ export function loadConfig(env: Env = process.env, flags: Flags = {}, cwd = proc
   const corsRaw = read.string('SILO_CORS_ORIGINS');
   const corsOrigins = corsRaw ? parseCorsOrigins(corsRaw) : undefined;
 
-  const { rateLimitPerMinute, maxDataBytes, historyVersions, maxKeys, accountRateLimitPerMinute } = loadPlanConfig(env, flags);
+  const { rateLimitPerMinute, maxDataBytes, historyVersions, maxKeys, accountRateLimitPerMinute, auditDays } = loadPlanConfig(env, flags);
   const workersRaw = read.string('SILO_WORKERS');
   const workers = workersRaw ? integer(workersRaw, 1, 64, 'a whole number of worker threads from 1 to 64') : undefined;
 
@@ -373,6 +387,8 @@ export function loadConfig(env: Env = process.env, flags: Flags = {}, cwd = proc
     tls = { certPath, keyPath };
   }
 
+  const metrics = metricsConfig(read, port, regionPorts);
+
   return {
     port,
     ...(listenRaw ? { listenAddress: listenRaw.value } : {}),
@@ -397,7 +413,41 @@ export function loadConfig(env: Env = process.env, flags: Flags = {}, cwd = proc
     ...(maxConnections !== undefined ? { maxConnections } : {}),
     ...(maxConnectionsPerAddress !== undefined ? { maxConnectionsPerAddress } : {}),
     ...(minBodyRate !== undefined ? { minBodyRate } : {}),
+    ...(auditDays !== undefined ? { auditDays } : {}),
+    ...(metrics ? { metrics } : {}),
   };
+}
+
+/** Loopback addresses: a metrics listener there needs no token. */
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127\./.test(host);
+}
+
+/** SILO_METRICS_PORT, _HOST and _TOKEN: undefined (metrics off) without a port. */
+function metricsConfig(read: Reader, apiPort: number, regionPorts: Partial<Record<Region, number>>): ServerConfig['metrics'] {
+  const portRaw = read.string('SILO_METRICS_PORT');
+  const hostRaw = read.string('SILO_METRICS_HOST');
+  const tokenRaw = read.string('SILO_METRICS_TOKEN');
+  if (!portRaw) {
+    if (hostRaw || tokenRaw) throw new ConfigError(`${(hostRaw ?? tokenRaw)!.source} has no effect without SILO_METRICS_PORT (metrics are off unless it is set)`);
+    return undefined;
+  }
+  const port = integer(portRaw, 0, 65535, 'a port number from 0 to 65535');
+  if (port !== 0 && (port === apiPort || Object.values(regionPorts).includes(port))) {
+    throw new ConfigError(`${portRaw.source} repeats the port of another listener: ${port}; metrics are never served on the API's port`);
+  }
+  const host = hostRaw?.value ?? '127.0.0.1';
+  if (hostRaw && net.isIP(host) === 0 && host !== 'localhost') {
+    throw new ConfigError(`${hostRaw.source} must be an IP address such as 127.0.0.1 or ::, got ${JSON.stringify(hostRaw.value)}`);
+  }
+  const token = tokenRaw?.value;
+  if (token !== undefined && !/^[\x21-\x7e]{16,}$/.test(token)) {
+    throw new ConfigError(`${tokenRaw!.source} must be at least 16 visible ASCII characters (no spaces)`);
+  }
+  if (!isLoopback(host) && token === undefined) {
+    throw new ConfigError(`${hostRaw!.source} ${JSON.stringify(host)} exposes the metrics beyond this machine: set SILO_METRICS_TOKEN too (scrapes then send Authorization: Bearer <token>)`);
+  }
+  return { port, host, ...(token !== undefined ? { token } : {}) };
 }
 
 /** The settings as `silo --help` shows them. */

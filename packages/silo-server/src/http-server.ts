@@ -21,6 +21,8 @@ export function createEdgeServer(options: {
   limits: ConnectionLimits;
   warn: ThrottledWarn;
   tls?: { cert: Buffer; key: Buffer };
+  /** Told of each connection the caps refuse (metrics). */
+  onRefused?: (reason: 'total' | 'address') => void;
 }): EdgeServer {
   const { handler, limits, warn } = options;
   const serverOptions: http.ServerOptions = {
@@ -67,9 +69,10 @@ export function createEdgeServer(options: {
   // Other expectations: http-edge.ts answers a JSON 417 (Node's own has no body).
   server.on('checkExpectation', handle);
   server.on('clientError', clientErrorHandler(warn, starts));
-  capConnections(server, limits, ({ reason, address }) =>
-    warn('connection refused', { reason: reason === 'total' ? 'max_connections' : 'max_connections_per_address', ...(address ? { address } : {}) }, reason),
-  );
+  capConnections(server, limits, ({ reason, address }) => {
+    options.onRefused?.(reason);
+    warn('connection refused', { reason: reason === 'total' ? 'max_connections' : 'max_connections_per_address', ...(address ? { address } : {}) }, reason);
+  });
   // Once listening, an error of the listening socket (accept failing for want of file
   // descriptors) is reported, not a crash; the listen error itself is handled by listen().
   server.on('listening', () => server.on('error', (err: NodeJS.ErrnoException) => warn('accepting a connection failed', { error: err.message, code: err.code }, err.code)));

@@ -18,7 +18,7 @@ import {
   type CreatedKey,
   type Silo,
 } from 'koa-silo';
-import { DEFAULT_HOSTS, KEY_HEADER, REGIONS, type Region } from 'koa-silo/model';
+import { COMMAND_ACTOR, DEFAULT_HOSTS, KEY_HEADER, REGIONS, type Region } from 'koa-silo/model';
 import { consoleMiddleware } from 'silo-console';
 import { isClientFault } from './client-errors.js';
 import { collectGarbage } from './collect-garbage.js';
@@ -31,6 +31,7 @@ import { createLogger, errorFields, throttledWarn, type Logger, type ThrottledWa
 import { plansOf } from './plans.js';
 import { describeLocation, openStores, StartupError, type StoreLocation, type Stores } from './stores.js';
 import { capTotalAcrossListeners, regionPorts, type RegionPorts } from './region-ports.js';
+import { serverMetrics, startMetricsServer, type MetricsServer } from './metrics-server.js';
 
 export interface StartOptions {
   /** Where log lines go. Default: JSON lines on stdout. */
@@ -54,6 +55,8 @@ export interface RunningServer {
   port: number;
   /** The real port of each region that has its own (SILO_PORT_<REGION>). */
   regionPorts: Partial<Record<Region, number>>;
+  /** The metrics listener's /metrics address, when SILO_METRICS_PORT is set. */
+  metricsUrl?: string;
   server: http.Server | https.Server;
   silo: Silo;
   stores: Stores;
@@ -84,6 +87,10 @@ export function siloOptions(config: ServerConfig, stores: Stores, logger: Logger
     ...(config.workers !== undefined ? { work: { workers: config.workers } } : {}),
     collectGarbage,
     notFound: 'json',
+    // Metrics only where a listener serves them: the server with SILO_METRICS_PORT.
+    ...(role === 'server' && config.metrics ? { metrics: true } : {}),
+    // The audit log names the `silo` command as the actor of what a command does.
+    ...(role === 'command' ? { actor: COMMAND_ACTOR } : {}),
     logger: {
       error: (message: string, err?: unknown) => logger.error(message, errorFields(err)),
     },
@@ -153,14 +160,18 @@ export async function bootstrap(accounts: AccountService, users: ConsoleService)
     if (error instanceof ConflictError) return undefined;
     throw error;
   }
-  const manage = await accounts.createKey({ account: 'default', type: 'manage', name: 'default' });
-  const access = await accounts.createKey({ account: 'default', type: 'access', name: 'default' });
-  const admin = await users.createUser({ account: 'default', name: 'admin' });
+  // The audit log names the first start as their maker.
+  const by = { actor: { type: 'command' as const, name: 'silo serve' }, address: null };
+  const manage = await accounts.createKey({ account: 'default', type: 'manage', name: 'default' }, by);
+  const access = await accounts.createKey({ account: 'default', type: 'access', name: 'default' }, by);
+  const admin = await users.createUser({ account: 'default', name: 'admin' }, by);
   return { manage, access, admin: { name: admin.name, password: admin.password } };
 }
 
-export function bannerText(url: string, keys: FirstStart): string {
-  const expires = keys.manage.expires_at ? `expires ${keys.manage.expires_at}` : 'never expires';
+export function bannerText(url: string, keys: FirstStart, now = Date.now()): string {
+  const expiresAt = keys.manage.expires_at;
+  const days = expiresAt ? Math.round((Date.parse(expiresAt) - now) / 86_400_000) : undefined;
+  const expires = expiresAt ? `expires ${expiresAt}, in ${days} days` : 'never expires';
   return [
     '',
     'Silo: first start on empty storage. Created account "default" with two keys and a console user.',
@@ -180,6 +191,14 @@ export function bannerText(url: string, keys: FirstStart): string {
     `       -d '{"file_name": "hello", "file_data": {"hello": "world"}}'`,
     `  curl -s ${url}/<file_uuid from the answer> -H "${KEY_HEADER.access}: $ACCESS_KEY"`,
     '',
+    ...(expiresAt
+      ? [
+          `The manage key stops working in ${days} days: before then, make one that lasts longer`,
+          '(npx silo keys create --type manage --name NAME --duration 365d). silo keys list, the console and',
+          "this server's log warn about a key 7 days before it expires.",
+          '',
+        ]
+      : []),
     'More keys: npx silo keys create --type manage --name NAME; more console users: npx silo users create --name NAME   (npx silo --help)',
     '',
   ].join('\n');
@@ -328,21 +347,32 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   let stopEdge: () => void;
   let port: number;
   let keys: Awaited<ReturnType<typeof bootstrap>>;
+  let metricsServer: MetricsServer | undefined;
   const warn = throttledWarn(logger);
   const limits = resolveLimits(config);
   const regions = regionPorts(config);
+  const counted = serverMetrics(silo.metrics, limits);
   try {
     keys = await bootstrap(silo.accounts, silo.console);
     const app = createApp({ silo, stores, logger, trustProxy: config.trustProxy, draining: () => draining, warn, regionPorts: regions });
     try {
-      ({ server, stop: stopEdge } = createEdgeServer({ handler: app.callback(), limits, warn, ...(pem ? { tls: pem } : {}) }));
+      ({ server, stop: stopEdge } = createEdgeServer({ handler: app.callback(), limits, warn, onRefused: counted.connectionRefused, ...(pem ? { tls: pem } : {}) }));
     } catch (error) {
       throw new StartupError(`cannot use SILO_TLS_CERT/SILO_TLS_KEY: ${(error as Error).message}`);
     }
     port = await listen(server, config);
     if (config.regionPorts) {
-      capTotalAcrossListeners(server, limits.total, () => warn('connection refused', { reason: 'max_connections' }, 'total'));
+      capTotalAcrossListeners(server, limits.total, () => {
+        counted.connectionRefused('total');
+        warn('connection refused', { reason: 'max_connections' }, 'total');
+      });
       await regions.listen(server, (err) => warn('accepting a connection failed', { error: err.message, code: err.code }, err.code)).catch(async (error: unknown) => {
+        await Promise.all([regions.close(), new Promise((resolve) => server.close(resolve))]);
+        throw error;
+      });
+    }
+    if (config.metrics && silo.metrics) {
+      metricsServer = await startMetricsServer(silo.metrics, config.metrics).catch(async (error: unknown) => {
         await Promise.all([regions.close(), new Promise((resolve) => server.close(resolve))]);
         throw error;
       });
@@ -375,6 +405,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
       request_timeout_ms: TIMEOUTS.requestMs,
       keep_alive_timeout_ms: TIMEOUTS.keepAliveMs,
     },
+    ...(metricsServer ? { metrics: { url: metricsServer.url, token: Boolean(config.metrics?.token) } } : {}),
   });
   if (limits.lowered) {
     logger.warn('connection cap lowered to fit the open-file limit (raise ulimit -n to allow more)', {
@@ -406,6 +437,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
       clearInterval(sweep);
       clearTimeout(deadline);
       stopEdge();
+      await metricsServer?.close();
       await expiryWatch.stop();
       await silo.close().catch((error: unknown) => logger.error('closing storage failed', errorFields(error)));
       await stores.close();
@@ -413,5 +445,5 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     })();
     return closing;
   };
-  return { url, port, regionPorts: regions.ports, server: server!, silo, stores, close };
+  return { url, port, regionPorts: regions.ports, ...(metricsServer ? { metricsUrl: metricsServer.url } : {}), server: server!, silo, stores, close };
 }

@@ -159,6 +159,10 @@ export class SqliteStore extends AdapterEvents implements KeyvStoreAdapter {
       this.#db.pragma(`synchronous = ${synchronous.toUpperCase()}`);
       // After a checkpoint, cut the WAL back to 64 MB so that large silos do not leave it huge.
       this.#db.pragma('journal_size_limit = 67108864');
+      // Each batch of a group commit is a savepoint: the pages it changes first are copied to a
+      // statement journal, a temporary file by default (a write syscall per page). In memory, a
+      // write of a few rows more (an audit entry and its index rows) costs a third as much.
+      this.#db.pragma('temp_store = MEMORY');
       this.#db.exec(`CREATE TABLE IF NOT EXISTS "${table}" (key TEXT PRIMARY KEY, value NOT NULL, expires INTEGER)`);
     } catch (error) {
       closeConnection(this.#db);

@@ -163,10 +163,10 @@ describe('the HTTP edge of silo serve', () => {
     expect(unknown.text).toMatch(/\r\n\r\n\{"detail":"Expectation Failed: [^"]+"\}$/);
   });
 
-  it('answers PATCH and DELETE on the listing with 405 and Allow: GET, HEAD', async () => {
+  it('answers PATCH and DELETE on the listing with 405 and Allow: GET, HEAD, OPTIONS', async () => {
     for (const method of ['PATCH', 'DELETE', 'PUT', 'POST']) {
       const res = await server.fetch('/api/v1/manage/silos', { method, headers: { ...json, 'X-MAN-API': keys.manage }, body: method === 'DELETE' ? null : '{}' });
-      expect([method, res.status, res.headers.get('allow'), await res.json()]).toEqual([method, 405, 'GET, HEAD', { detail: 'Method Not Allowed' }]);
+      expect([method, res.status, res.headers.get('allow'), await res.json()]).toEqual([method, 405, 'GET, HEAD, OPTIONS', { detail: 'Method Not Allowed' }]);
     }
   });
 

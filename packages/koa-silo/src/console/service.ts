@@ -4,7 +4,7 @@
  * deletion ends it everywhere at its next request). No HTTP here.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { BadRequestError, type Clock, ConflictError, isoTime, NotFoundError, type StoredUser, systemClock, type UserInfo } from '../model/index.js';
+import { type AuditActor, auditEntryOf, type AuditSource, BadRequestError, type Clock, ConflictError, isoTime, NotFoundError, PROGRAM_ACTOR, type StoredUser, systemClock, type UserInfo } from '../model/index.js';
 import { userNameProblem } from '../schemas/names.js';
 import type { SiloStorage } from '../storage/index.js';
 import { generatePassword, hashPassword, verifyPassword } from './passwords.js';
@@ -22,17 +22,35 @@ export interface SignedIn {
   account: string;
 }
 
+/**
+ * Users and sessions. A change's `by` says who acts, for the audit log (default: the programmatic
+ * API's actor); a sign-in's and sign-out's actor is the user, `from` the client's address.
+ */
 export interface ConsoleService {
   /** Makes a user of `account`; without `password`, one is generated (and returned: shown once). */
-  createUser(input: { account: string; name: string; password?: string }): Promise<UserInfo & { password: string }>;
+  createUser(input: { account: string; name: string; password?: string }, by?: AuditSource): Promise<UserInfo & { password: string }>;
   listUsers(account?: string): Promise<UserInfo[]>;
   /** Throws BadRequestError when `confirm !== name`, NotFoundError when there is no such user. */
-  deleteUser(name: string, confirm: string): Promise<void>;
-  /** The new session's token, or undefined for an unknown user or a wrong password alike. */
-  signIn(name: string, password: string): Promise<{ token: string; who: SignedIn } | undefined>;
+  deleteUser(name: string, confirm: string, by?: AuditSource): Promise<void>;
+  /**
+   * The new session's token, or undefined for an unknown user or a wrong password alike. A wrong
+   * password of a known user is recorded (`console.sign_in_failed`) in a commit of its own, after
+   * the answer: its time must not tell a known user from an unknown one.
+   */
+  signIn(name: string, password: string, from?: { address?: string | null }): Promise<{ token: string; who: SignedIn } | undefined>;
   /** Who holds session `token`; undefined when it ended (signed out, idle, user deleted). */
   resolve(token: string): Promise<SignedIn | undefined>;
-  signOut(token: string): Promise<void>;
+  signOut(token: string, from?: { address?: string | null }): Promise<void>;
+  /** Waits for the audit entries of failed sign-ins still being written. */
+  settled(): Promise<void>;
+}
+
+export interface ConsoleServiceOptions {
+  now?: Clock;
+  /** Who a change without an AuditSource acts as in the audit log. Default: the programmatic API's actor. */
+  actor?: AuditActor;
+  /** Told of a failed sign-in's entry that could not be written. */
+  onError?: (message: string, error: unknown) => void;
 }
 
 const sessionKey = (token: string) => createHash('sha256').update(token).digest('hex');
@@ -41,11 +59,22 @@ function infoOf(user: StoredUser): UserInfo {
   return { name: user.name, account: user.account, created_at: user.created_at };
 }
 
-export function createConsoleService(storage: SiloStorage, options: { now?: Clock } = {}): ConsoleService {
+export function createConsoleService(storage: SiloStorage, options: ConsoleServiceOptions = {}): ConsoleService {
   const now = options.now ?? systemClock;
+  const programmatic: AuditSource = { actor: options.actor ?? PROGRAM_ACTOR, address: null };
+  const recording = new Set<Promise<unknown>>();
+  const asUser = (user: string, address: string | null | undefined): AuditSource => ({ actor: { type: 'console', name: user }, address: address ?? null });
+
+  /** A failed sign-in's entry, written after the answer (tracked until written). */
+  function recordFailure(user: StoredUser, address: string | null | undefined): void {
+    const entry = { ...auditEntryOf('console.sign_in_failed', user.account, asUser(user.name, address), isoTime(now())), outcome: 'failure' as const };
+    const write = storage.appendAudit(entry).catch((error: unknown) => options.onError?.('silo: a failed sign-in could not be recorded in the audit log', error));
+    recording.add(write);
+    void write.finally(() => recording.delete(write));
+  }
 
   return {
-    async createUser({ account, name, password }) {
+    async createUser({ account, name, password }, by = programmatic) {
       const badName = userNameProblem(name);
       if (badName) throw new BadRequestError(badName);
       if (password !== undefined && (password.length < MIN_PASSWORD || password.length > MAX_PASSWORD)) {
@@ -54,7 +83,8 @@ export function createConsoleService(storage: SiloStorage, options: { now?: Cloc
       if (!(await storage.getAccount(account))) throw new NotFoundError('Account not found');
       const chosen = password ?? generatePassword();
       const user: StoredUser = { name, account, hash: await hashPassword(chosen), created_at: isoTime(now()) };
-      if (!(await storage.insertUser(user))) throw new ConflictError(`A console user named "${name}" exists`);
+      const entry = auditEntryOf('user.create', account, by, user.created_at, undefined, name);
+      if (!(await storage.insertUser(user, entry))) throw new ConflictError(`A console user named "${name}" exists`);
       return { ...infoOf(user), password: chosen };
     },
 
@@ -66,25 +96,22 @@ export function createConsoleService(storage: SiloStorage, options: { now?: Cloc
         .sort((a, b) => a.name.localeCompare(b.name));
     },
 
-    async deleteUser(name, confirm) {
+    async deleteUser(name, confirm, by = programmatic) {
       if (confirm !== name) throw new BadRequestError('The confirmation does not match the user name');
-      if (!(await storage.removeUser(name))) throw new NotFoundError(`No console user named "${name}"`);
+      const entryOf = (user: StoredUser) => auditEntryOf('user.delete', user.account, by, isoTime(now()), undefined, name);
+      if (!(await storage.removeUser(name, entryOf))) throw new NotFoundError(`No console user named "${name}"`);
     },
 
-    async signIn(name, password) {
+    async signIn(name, password, from) {
       const user = name.length <= 64 && password.length <= MAX_PASSWORD ? await storage.getUser(name) : undefined;
       // The same scrypt work whether or not the user exists: the answer's timing tells nothing.
       const matches = await verifyPassword(password.slice(0, MAX_PASSWORD), user?.hash);
+      if (user && !matches) recordFailure(user, from?.address);
       if (!user || !matches) return undefined;
       const token = randomBytes(32).toString('base64url');
       const at = now();
-      await storage.putSession(sessionKey(token), {
-        user: user.name,
-        account: user.account,
-        user_created_at: user.created_at,
-        created_at: isoTime(at),
-        seen_at: at,
-      });
+      const session = { user: user.name, account: user.account, user_created_at: user.created_at, created_at: isoTime(at), seen_at: at };
+      await storage.putSession(sessionKey(token), session, auditEntryOf('console.sign_in', user.account, asUser(user.name, from?.address), session.created_at));
       return { token, who: { user: user.name, account: user.account } };
     },
 
@@ -106,8 +133,13 @@ export function createConsoleService(storage: SiloStorage, options: { now?: Cloc
       return { user: session.user, account: session.account };
     },
 
-    async signOut(token) {
-      await storage.deleteSession(sessionKey(token));
+    async signOut(token, from) {
+      if (token.length === 0 || token.length > 100) return;
+      await storage.deleteSession(sessionKey(token), (session) => auditEntryOf('console.sign_out', session.account, asUser(session.user, from?.address), isoTime(now())));
+    },
+
+    async settled() {
+      await Promise.all([...recording]);
     },
   };
 }

@@ -9,7 +9,7 @@
  * under the default plan.
  */
 import type { Context } from 'koa';
-import { DEFAULT_PLAN_NAME, KEY_HEADER, type KeyType, type Plan, planNamed, type Principal, UnauthorizedError } from '../model/index.js';
+import { type AuditActor, DEFAULT_PLAN_NAME, KEY_HEADER, type KeyType, type Plan, planNamed, type Principal, UnauthorizedError } from '../model/index.js';
 import type { AccountService } from '../service/types.js';
 import { clientAddress } from './client.js';
 import type { RateLimit } from './rate-limit.js';
@@ -19,6 +19,10 @@ import { checkOrigin, sessionHolder, sessionToken } from './session-cookie.js';
 
 export interface Caller extends Principal {
   plan: Plan;
+  /** Who acts, for the audit log: the key's type and name, or the console user. */
+  actor: AuditActor;
+  /** The client's address (as the rate limits see it), for the audit log. */
+  address: string;
   /**
    * Authenticates the key again if it was checked more than a moment ago, so that a write whose
    * body took long to arrive commits nothing once its key was revoked (contract §3: revocation
@@ -55,10 +59,10 @@ export function createAuth(deps: {
   const anonymous = (ctx: Context) => rateLimit.consume(ctx, `ip:${clientAddress(ctx, trustProxy)}`, DEFAULT_PLAN_NAME);
 
   /** The caller behind a console session: it may do what the account's keys may (contract §13). */
-  async function sessionCaller(ctx: Context, token: string, type: KeyType): Promise<Principal> {
+  async function sessionCaller(ctx: Context, token: string, type: KeyType): Promise<Principal & { user: string }> {
     const who = await sessionHolder(sessions!, token);
     checkOrigin(ctx);
-    return { account: who.account, keyType: type, keyName: `console:${who.user}` };
+    return { account: who.account, keyType: type, keyName: `console:${who.user}`, user: who.user };
   }
 
   return {
@@ -66,7 +70,7 @@ export function createAuth(deps: {
     async require(ctx, type) {
       const value = ctx.get(KEY_HEADER[type]);
       const token = value === '' && sessions ? sessionToken(ctx) : undefined;
-      let principal: Principal;
+      let principal: Principal & { user?: string };
       try {
         if (token === undefined && value === '') {
           const what = type === 'manage' ? 'a manage key' : 'an access key';
@@ -93,7 +97,9 @@ export function createAuth(deps: {
         if (token === undefined) await accounts.authenticate(value, type);
         else await sessionHolder(sessions!, token);
       };
-      return { ...principal, plan, confirm };
+      const { user, ...caller } = principal;
+      const actor: AuditActor = user !== undefined ? { type: 'console', name: user } : { type: principal.keyType, name: principal.keyName };
+      return { ...caller, plan, confirm, actor, address: clientAddress(ctx, trustProxy) };
     },
   };
 }

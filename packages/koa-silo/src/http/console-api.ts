@@ -6,6 +6,9 @@
  *   POST /console/api/sign-in {user, password}   200 {user, account} + the session cookie; 401; 429 (sign-in-guard.ts)
  *   POST /console/api/sign-out                   204
  *   GET  /console/api/me                         200 {user, account}; 401
+ *   GET  /console/api/session                    200 {signed_in: true, user, account} or {signed_in: false}: the
+ *                                                console's first question, which a page without a session asks
+ *                                                too (a 401 there would be an error in every browser's console)
  *   GET  /console/api/keys                       200 {keys: [...]} (never values)
  *   POST /console/api/keys {type, name, duration?, silos?}   201 the key, its value shown once
  *   DELETE /console/api/keys/{type}/{name}       204
@@ -16,6 +19,7 @@ import type { SignedIn, ConsoleService } from '../console/service.js';
 import { validator } from '../schemas/validate.js';
 import type { AccountService } from '../service/types.js';
 import { readJson } from './body.js';
+import { clientAddress } from './client.js';
 import { sendEmpty, sendJson } from './respond.js';
 import { checkOrigin, clearSessionCookie, sessionHolder, sessionToken, setSessionCookie } from './session-cookie.js';
 import type { SignInGuard } from './sign-in-guard.js';
@@ -30,6 +34,8 @@ export interface ConsoleApiDeps {
   accounts: AccountService;
   signInGuard: SignInGuard;
   maxJsonDepth: number;
+  /** Take the client address from X-Forwarded-For (for the audit log, as the rate limits do). */
+  trustProxy?: boolean;
 }
 
 export function consoleApiHandlers(deps: ConsoleApiDeps) {
@@ -42,13 +48,17 @@ export function consoleApiHandlers(deps: ConsoleApiDeps) {
     return who;
   }
 
+  const from = (ctx: Context) => ({ address: clientAddress(ctx, deps.trustProxy ?? false) });
+  /** The signed-in user as the audit log's actor. */
+  const as = (ctx: Context, who: SignedIn) => ({ actor: { type: 'console' as const, name: who.user }, ...from(ctx) });
+
   return {
     async signIn(ctx: Context): Promise<void> {
       checkOrigin(ctx);
       const body = await readJson(ctx, BODY, deps.maxJsonDepth);
       const input = checkSignIn(body.value, 'body');
       await deps.signInGuard.admit(ctx, input.user);
-      const session = await deps.console.signIn(input.user, input.password);
+      const session = await deps.console.signIn(input.user, input.password, from(ctx));
       // One answer for an unknown user and a wrong password (and the same scrypt work and slow-down behind both).
       if (!session) {
         await deps.signInGuard.failed(input.user);
@@ -61,13 +71,20 @@ export function consoleApiHandlers(deps: ConsoleApiDeps) {
     async signOut(ctx: Context): Promise<void> {
       checkOrigin(ctx);
       const token = sessionToken(ctx);
-      if (token !== undefined) await deps.console.signOut(token);
+      if (token !== undefined) await deps.console.signOut(token, from(ctx));
       clearSessionCookie(ctx);
       sendEmpty(ctx, 204);
     },
 
     async me(ctx: Context): Promise<void> {
       sendJson(ctx, 200, await signedIn(ctx));
+    },
+
+    async session(ctx: Context): Promise<void> {
+      const token = sessionToken(ctx);
+      const who = token === undefined ? undefined : await deps.console.resolve(token);
+      ctx.set('Cache-Control', 'no-store');
+      sendJson(ctx, 200, who ? { signed_in: true, ...who } : { signed_in: false });
     },
 
     async listKeys(ctx: Context): Promise<void> {
@@ -88,15 +105,20 @@ export function consoleApiHandlers(deps: ConsoleApiDeps) {
         name: input.name,
         ...(input.duration !== undefined ? { duration: input.duration } : {}),
         ...(input.silos !== undefined ? { silos: input.silos } : {}),
-      });
+      }, as(ctx, who));
       sendJson(ctx, 201, { type: key.type, name: key.name, created_at: key.created_at, expires_at: key.expires_at ?? null, silos: key.silos ?? null, key: key.key });
     },
 
     async revokeKey(ctx: Context, type: string, name: string): Promise<void> {
       const who = await signedIn(ctx);
       if (type !== 'manage' && type !== 'access') throw new BadRequestError('A key type is "manage" or "access"');
-      const keyName = decodeURIComponent(name);
-      await accounts.revokeKey({ account: who.account, type: type as KeyType, name: keyName, confirm: keyName });
+      let keyName: string;
+      try {
+        keyName = decodeURIComponent(name);
+      } catch {
+        throw new BadRequestError('The key name is not valid percent-encoding');
+      }
+      await accounts.revokeKey({ account: who.account, type: type as KeyType, name: keyName, confirm: keyName }, as(ctx, who));
       sendEmpty(ctx, 204);
     },
   };

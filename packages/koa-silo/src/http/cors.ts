@@ -9,9 +9,13 @@ import { sendEmpty } from './respond.js';
 
 
 const EXPOSED = 'ETag, Location, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, X-Total-Count, Preference-Applied';
-/** Headers a browser page may send to public data (a client library's `Content-Type` too, though a GET has no body). */
-const PUBLIC_HEADERS = 'Content-Type, If-None-Match';
-const KEYED_HEADERS = 'Content-Type, If-Match, If-None-Match, X-SILO-KEY, X-MAN-API';
+/**
+ * Headers a browser page may send to public data (a client library's `Content-Type` too, though a
+ * GET has no body), and `Last-Event-ID`, with which a change feed read over fetch resumes (only
+ * EventSource's own reconnections may send it without a preflight).
+ */
+const PUBLIC_HEADERS = 'Content-Type, If-None-Match, Last-Event-ID';
+const KEYED_HEADERS = 'Content-Type, If-Match, If-None-Match, Last-Event-ID, X-SILO-KEY, X-MAN-API';
 const MAX_AGE = '86400';
 
 /** On every response of a public data address (errors too, so a browser can read them). */

@@ -21,7 +21,7 @@
  * stream ends and its client reconnects with Last-Event-ID.
  */
 import type { Context } from 'koa';
-import { BadRequestError, type EventBus, NotFoundError, type Region, type SiloEvent, type SiloMeta, type VersionInfo } from '../model/index.js';
+import { type EventBus, NotFoundError, ValidationError, type Region, type SiloEvent, type SiloMeta, type VersionInfo } from '../model/index.js';
 import type { SiloService } from '../service/types.js';
 import { reaches, type Auth, type Caller } from './auth.js';
 import { clientAddress } from './client.js';
@@ -33,6 +33,9 @@ import { EventStream, FrameFlusher } from './event-stream.js';
 import { SharedTexts, type TextSource } from './event-texts.js';
 import { feedTurns } from './event-turns.js';
 import type { RegionOf } from './region.js';
+import { eventResume, integerParam } from '../schemas/params.js';
+import { validator } from '../schemas/validate.js';
+import { throwIfAny } from './manage.js';
 
 export interface EventsDeps {
   auth: Auth;
@@ -56,12 +59,29 @@ const REPLAY_COST = 64 * 1024;
 /** The event's `data`: the metadata fields and the version. */
 type EventData = SiloMeta & { version: number; file_data?: unknown };
 
-/** `since` from Last-Event-ID or ?since=: a version number, or undefined when neither is given. */
-function sinceOf(ctx: Context): number | undefined {
-  const raw = ctx.get('Last-Event-ID') || (typeof ctx.query.since === 'string' ? ctx.query.since : '');
-  if (raw === '') return undefined;
-  if (!/^\d{1,15}$/.test(raw.trim())) throw new BadRequestError('Last-Event-ID and since take a version number (an event id)');
-  return Number(raw.trim());
+const checkResume = validator<{ 'Last-Event-ID'?: number; since?: number }>(eventResume);
+
+/**
+ * `since` from Last-Event-ID (when not empty) or ?since=: a version number, or undefined when
+ * neither is given. Not a canonical integer from 0 up: a 422 at that header or parameter, as
+ * every other bad parameter is.
+ */
+function sinceOf(ctx: Context): { since: number | undefined; loc: string[] } {
+  const header = ctx.get('Last-Event-ID');
+  const [source, name, text] =
+    header !== '' ? (['header', 'Last-Event-ID', header] as const) : (['query', 'since', typeof ctx.query.since === 'string' ? ctx.query.since : undefined] as const);
+  if (text === undefined) return { since: undefined, loc: [source, name] };
+  const value = integerParam(text);
+  throwIfAny(checkResume.issues({ [name]: value }, source));
+  return { since: value as number, loc: [source, name] };
+}
+
+/** A resume point past the silo's current version names a version that was never written: 422. */
+function checkSinceReached(since: number | undefined, loc: (string | number)[], current: number): void {
+  if (since === undefined || since <= current) return;
+  throw new ValidationError([
+    { loc, msg: `Input should be less than or equal to ${current}, the silo's current version`, type: 'less_than_equal', ctx: { le: current } },
+  ]);
 }
 
 /** Open streams per client, and every stream (ended together when the server stops). */
@@ -238,9 +258,10 @@ export function eventHandlers(deps: EventsDeps) {
 
   /** The stream of one silo, on its region's address; `caller` undefined: the public address. */
   async function siloStream(ctx: Context, param: string, caller: Caller | undefined): Promise<void> {
-    const since = sinceOf(ctx);
+    const { since, loc } = sinceOf(ctx);
     const region: Region = regionOf(ctx);
     const { record } = await silos.openData(region, param.toLowerCase(), caller?.account);
+    checkSinceReached(since, loc, record.version);
     const withData = ctx.query.data === '1';
     const { account, file_uuid: uuid, created_at } = record;
     const { stream, keyFresh } = open(ctx, caller);

@@ -5,7 +5,7 @@
 import type { Context } from 'koa';
 import { metaOf, type Plan, type SiloDataRecord, type SiloFields, type SiloMeta, type SiloRecord, ValidationError, type ValidationIssue, versionedMetaOf } from '../model/index.js';
 import { BODY_ENVELOPE_BYTES } from '../options.js';
-import { listQuery, uuidPath, type ListQuery, type UuidPath } from '../schemas/params.js';
+import { integerParam, listQuery, uuidPath, type ListQuery, type UuidPath } from '../schemas/params.js';
 import { validator } from '../schemas/validate.js';
 import type { SiloService } from '../service/types.js';
 import type { Auth } from './auth.js';
@@ -14,6 +14,7 @@ import { readText, type BodyLimit } from './body.js';
 import { PreconditionRequiredError } from './errors.js';
 import { answeredNotModified, etagFor, hasIfMatch, ifMatchTags, notModified } from './etag.js';
 import { patchShape } from './patch-body.js';
+import { applyMinimal, prefersMinimal } from './prefer.js';
 import type { Work } from '../work/index.js';
 import { sendEmpty, sendJson, sendJsonBytes, sendJsonText } from './respond.js';
 import type { VersionCache } from '../limits/version-cache.js';
@@ -38,6 +39,10 @@ export interface ManageDeps {
 /** The update response: all seven fields and the version, with file_data's stored text as it is. */
 export function sendUpdated(ctx: Context, { record, text }: SiloDataRecord): void {
   ctx.set('ETag', etagFor(record.etag));
+  if (prefersMinimal(ctx)) {
+    applyMinimal(ctx);
+    return sendJson(ctx, 200, versionedMetaOf(record));
+  }
   const head = JSON.stringify({
     file_name: record.file_name,
     file_uuid: record.file_uuid,
@@ -65,9 +70,9 @@ export function lastParam(params: URLSearchParams, name: string): string | undef
   return params.getAll(name).at(-1);
 }
 
+/** A query parameter as the schemas read an integer (integerParam), or undefined when absent. */
 export function queryInt(value: string | undefined): number | string | undefined {
-  if (value === undefined) return undefined;
-  return /^\s*[+-]?\d{1,15}\s*$/.test(value) ? Number(value) : value;
+  return value === undefined ? undefined : integerParam(value);
 }
 
 export function manageHandlers(deps: ManageDeps) {
@@ -89,8 +94,10 @@ export function manageHandlers(deps: ManageDeps) {
       const body = await work.checkBody(caller.account, 'create', text, deps.maxJsonDepth, deps.maxPatchOperations);
       throwIfAny(body.issues);
       await caller.confirm();
-      const record = await silos.createText(caller.account, body.fields as unknown as SiloFields, body.dataText!);
+      const record = await silos.createText(caller.account, body.fields as unknown as SiloFields, body.dataText!, caller);
       ctx.set('Location', `/api/v1/manage/meta/${record.file_uuid}`);
+      // A create's answer never carries file_data: the preference is met as it is.
+      if (prefersMinimal(ctx)) applyMinimal(ctx);
       sendRecord(ctx, 201, record);
     },
 
@@ -104,7 +111,7 @@ export function manageHandlers(deps: ManageDeps) {
       }
       const query = checkList(raw, 'query');
       const page = await silos.list(caller.account, query.page ?? query.page_no ?? 1, query.per_page ?? 25);
-      sendJson(ctx, 200, { metadata: page.metadata, silos: page.silos.map(versionedMetaOf) });
+      sendJson(ctx, 200, { metadata: page.metadata, silos: page.silos.map((s) => ({ ...versionedMetaOf(s), size: s.size })) });
     },
 
     async meta(ctx: Context, param: string): Promise<void> {
@@ -152,10 +159,10 @@ export function manageHandlers(deps: ManageDeps) {
       await caller.confirm();
       if (shape !== 'update') {
         const patch = { type: shape === 'merge-patch' ? 'merge' : 'json-patch', text } as const;
-        return sendUpdated(ctx, await silos.patch(caller.account, uuid, patch, ifMatchTags(ctx)));
+        return sendUpdated(ctx, await silos.patch(caller.account, uuid, patch, ifMatchTags(ctx), caller));
       }
       const fields = body.fields as Partial<SiloFields>;
-      sendUpdated(ctx, await silos.updateText(caller.account, uuid, fields, body.dataText, ifMatchTags(ctx)));
+      sendUpdated(ctx, await silos.updateText(caller.account, uuid, fields, body.dataText, ifMatchTags(ctx), caller));
     },
 
     async delete(ctx: Context, param: string): Promise<void> {
@@ -163,7 +170,7 @@ export function manageHandlers(deps: ManageDeps) {
       const { uuid, issues } = pathUuid(param);
       throwIfAny(issues);
       requireIfMatch(ctx);
-      await silos.delete(caller.account, uuid, ifMatchTags(ctx));
+      await silos.delete(caller.account, uuid, ifMatchTags(ctx), caller);
       sendJson(ctx, 200, { file_uuid: uuid, deleted: true });
     },
   };

@@ -22,10 +22,16 @@ import { createRateLimit } from './rate-limit.js';
 import { ADDRESS_PER_MINUTE, createSignInGuard, PAIR_PER_MINUTE, SIGN_IN_ADDRESS_PLAN, SIGN_IN_PAIR_PLAN } from './sign-in-guard.js';
 import { regionResolver } from './region.js';
 import { sendEmpty, sendJsonText, setAnswerHeaders } from './respond.js';
+import { compressAnswer } from './compression.js';
 import { matchRoute, PATTERNS, type Route } from './routes.js';
+import { rootHandler } from './root.js';
 import { VersionCache } from '../limits/version-cache.js';
 import type { Admission } from '../limits/admission.js';
 import type { Work } from '../work/index.js';
+import type { AuditService } from '../audit/index.js';
+import type { Metrics } from '../metrics/index.js';
+import { auditHandlers } from './audit.js';
+import { countRefusal, measured } from './measure.js';
 
 export interface HttpDeps {
   accounts: AccountService;
@@ -42,6 +48,10 @@ export interface HttpDeps {
   webhooks: WebhookService;
   /** Console users and sessions; its routes and session sign-in are served when `options.console`. */
   console: ConsoleService;
+  /** The audit log's reads (GET /api/v1/manage/audit). */
+  audit: AuditService;
+  /** Request metrics, when metrics are on. */
+  metrics?: Metrics;
 }
 
 export interface SiloHttp {
@@ -108,6 +118,7 @@ export function createHttp(deps: HttpDeps): SiloHttp {
   const consoleApi = consoleApiHandlers({
     console: deps.console,
     accounts: deps.accounts,
+    trustProxy: options.trustProxy,
     signInGuard: createSignInGuard(rateLimit, options.trustProxy),
     maxJsonDepth: options.maxJsonDepth,
   });
@@ -123,18 +134,23 @@ export function createHttp(deps: HttpDeps): SiloHttp {
 
   // Order matters: /manage/silos and /manage/meta/x are tried before /manage/{file_uuid}.
   const routes: Route[] = [
+    // `/` is Silo's only when it answers every path; mounted beside an app's routes, it is the app's.
+    ...(options.notFound === 'json' ? [{ pattern: PATTERNS.root, methods: { GET: rootHandler({ console: Boolean(options.console) }) } }] : []),
     { pattern: PATTERNS.openapi, methods: { GET: openapi } },
     { pattern: PATTERNS.create, methods: { POST: manage.create } },
     { pattern: PATTERNS.list, methods: { GET: manage.list } },
     { pattern: PATTERNS.accountEvents, methods: { GET: events.accountEvents } },
+    { pattern: PATTERNS.audit, methods: { GET: auditHandlers({ auth, audit: deps.audit }).list } },
     { pattern: PATTERNS.webhooks, methods: { GET: hooks.list, POST: hooks.create } },
     { pattern: PATTERNS.webhook, methods: { DELETE: hooks.remove } },
     { pattern: PATTERNS.deliveries, methods: { GET: hooks.deliveries } },
+    { pattern: PATTERNS.retryDeliveries, methods: { POST: hooks.retry } },
     ...(options.console
       ? [
           { pattern: PATTERNS.signIn, methods: { POST: consoleApi.signIn } },
           { pattern: PATTERNS.signOut, methods: { POST: consoleApi.signOut } },
           { pattern: PATTERNS.me, methods: { GET: consoleApi.me } },
+          { pattern: PATTERNS.consoleSession, methods: { GET: consoleApi.session } },
           { pattern: PATTERNS.consoleKeys, methods: { GET: consoleApi.listKeys, POST: consoleApi.createKey } },
           { pattern: PATTERNS.consoleKey, methods: { DELETE: consoleApi.revokeKey } },
         ]
@@ -160,7 +176,8 @@ export function createHttp(deps: HttpDeps): SiloHttp {
       if (match.kind === 'method') {
         if (ctx.method !== 'OPTIONS') {
           if (!anyOrigin(ctx.path)) cors.allow(ctx);
-          throw new MethodNotAllowedError(match.allow);
+          // OPTIONS is answered on every path (below), so Allow names it too (RFC 9110 §10.2.1).
+          throw new MethodNotAllowedError(match.allow.includes('OPTIONS') ? match.allow : [...match.allow, 'OPTIONS']);
         }
         if (!anyOrigin(ctx.path)) cors.preflight(ctx, match.allow);
         ctx.set('Allow', [...match.allow, 'OPTIONS'].join(', '));
@@ -168,8 +185,10 @@ export function createHttp(deps: HttpDeps): SiloHttp {
       }
       if (!anyOrigin(ctx.path)) cors.allow(ctx);
       await match.handler(ctx, ...match.params);
+      await compressAnswer(ctx);
     } catch (err) {
       closeIfBodyUnread(ctx);
+      countRefusal(deps.metrics, err);
       try {
         renderError(ctx, err, options.logger);
       } catch (fatal) {
@@ -180,7 +199,7 @@ export function createHttp(deps: HttpDeps): SiloHttp {
   };
 
   return {
-    middleware,
+    middleware: deps.metrics ? measured(deps.metrics, routes, options.console, middleware) : middleware,
     clear: () => {
       parsed.clear();
       bodies.clear();

@@ -17,6 +17,8 @@ export interface Route {
 const UUID = '[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}';
 
 export const PATTERNS = {
+  /** Only where Silo answers every path (`notFound: 'json'`): a pointer to the console and the API (root.ts). */
+  root: /^\/$/,
   openapi: /^\/api\/v1\/openapi\.json$/,
   create: /^\/api\/v1\/manage\/?$/,
   list: /^\/api\/v1\/manage\/silos\/?$/,
@@ -26,12 +28,15 @@ export const PATTERNS = {
   version: /^\/api\/v1\/manage\/([^/]+)\/versions\/([^/]+)\/?$/,
   restore: /^\/api\/v1\/manage\/([^/]+)\/versions\/([^/]+)\/restore\/?$/,
   accountEvents: /^\/api\/v1\/manage\/events\/?$/,
+  audit: /^\/api\/v1\/manage\/audit\/?$/,
   webhooks: /^\/api\/v1\/manage\/webhooks\/?$/,
   webhook: /^\/api\/v1\/manage\/webhooks\/([^/]+)\/?$/,
   deliveries: /^\/api\/v1\/manage\/webhooks\/([^/]+)\/deliveries\/?$/,
+  retryDeliveries: /^\/api\/v1\/manage\/webhooks\/([^/]+)\/retry\/?$/,
   signIn: /^\/console\/api\/sign-in$/,
   signOut: /^\/console\/api\/sign-out$/,
   me: /^\/console\/api\/me$/,
+  consoleSession: /^\/console\/api\/session$/,
   consoleKeys: /^\/console\/api\/keys$/,
   consoleKey: /^\/console\/api\/keys\/([^/]+)\/([^/]+)$/,
   publicEvents: new RegExp(`^/public/(${UUID})/events$`),
@@ -40,12 +45,47 @@ export const PATTERNS = {
   privateData: new RegExp(`^/(${UUID})$`),
 } as const;
 
+/**
+ * Each route's template, as metrics label requests (never by their path: uuids would make a series
+ * each). A pattern without one here is labelled by its name in PATTERNS.
+ */
+export const ROUTE_TEMPLATES: Partial<Record<keyof typeof PATTERNS, string>> = {
+  root: '/',
+  openapi: '/api/v1/openapi.json',
+  create: '/api/v1/manage/',
+  list: '/api/v1/manage/silos',
+  meta: '/api/v1/manage/meta/{file_uuid}',
+  silo: '/api/v1/manage/{file_uuid}',
+  versions: '/api/v1/manage/{file_uuid}/versions',
+  version: '/api/v1/manage/{file_uuid}/versions/{version}',
+  restore: '/api/v1/manage/{file_uuid}/versions/{version}/restore',
+  accountEvents: '/api/v1/manage/events',
+  audit: '/api/v1/manage/audit',
+  webhooks: '/api/v1/manage/webhooks',
+  webhook: '/api/v1/manage/webhooks/{id}',
+  deliveries: '/api/v1/manage/webhooks/{id}/deliveries',
+  retryDeliveries: '/api/v1/manage/webhooks/{id}/retry',
+  signIn: '/console/api/sign-in',
+  signOut: '/console/api/sign-out',
+  me: '/console/api/me',
+  consoleSession: '/console/api/session',
+  consoleKeys: '/console/api/keys',
+  consoleKey: '/console/api/keys/{type}/{name}',
+  publicEvents: '/public/{file_uuid}/events',
+  privateEvents: '/{file_uuid}/events',
+  publicData: '/public/{file_uuid}',
+  privateData: '/{file_uuid}',
+};
+
+/** The template of the route `pattern` answers (one of PATTERNS). */
+export const templateOf = new Map<RegExp, string>(Object.entries(PATTERNS).map(([name, pattern]) => [pattern, ROUTE_TEMPLATES[name as keyof typeof PATTERNS] ?? name]));
+
 const MANAGE_PREFIX = /^\/api\/v1\/manage(\/|$)/;
 const CONSOLE_API_PREFIX = /^\/console\/api(\/|$)/;
 
 export type Match =
-  | { kind: 'route'; handler: Handler; params: string[] }
-  | { kind: 'method'; allow: string[] }
+  | { kind: 'route'; handler: Handler; params: string[]; pattern: RegExp }
+  | { kind: 'method'; allow: string[]; pattern: RegExp }
   | { kind: 'unknown' }
   | undefined;
 
@@ -60,9 +100,9 @@ export function matchRoute(routes: Route[], method: string, path: string, consol
     const m = route.pattern.exec(path);
     if (!m) continue;
     const handler = route.methods[wanted];
-    if (handler) return { kind: 'route', handler, params: m.slice(1) };
+    if (handler) return { kind: 'route', handler, params: m.slice(1), pattern: route.pattern };
     const allow = Object.keys(route.methods).flatMap((name) => (name === 'GET' ? ['GET', 'HEAD'] : [name]));
-    return { kind: 'method', allow };
+    return { kind: 'method', allow, pattern: route.pattern };
   }
   return MANAGE_PREFIX.test(path) || (consoleApi && CONSOLE_API_PREFIX.test(path)) ? { kind: 'unknown' } : undefined;
 }

@@ -4,7 +4,7 @@
  */
 import type { Context } from 'koa';
 import type { ValidationIssue } from '../model/index.js';
-import { listQuery, versionPath, type ListQuery } from '../schemas/params.js';
+import { integerParam, listQuery, versionPath, type ListQuery } from '../schemas/params.js';
 import { validator } from '../schemas/validate.js';
 import type { SiloService } from '../service/types.js';
 import type { Auth } from './auth.js';
@@ -28,21 +28,9 @@ export interface VersionDeps {
   admission: Admission;
 }
 
-/** Digits of Number.MAX_SAFE_INTEGER (9007199254740991): a longer canonical number is past it. */
-const SAFE_DIGITS = String(Number.MAX_SAFE_INTEGER).length;
-
-/**
- * The path's version as a number, or its issues (a positive integer in canonical form, at most
- * Number.MAX_SAFE_INTEGER). A canonical number past that is never converted, since Number() would
- * round it to a neighbouring version: it stands as the first unsafe integer, which the schema's
- * maximum refuses (less_than_equal), however many digits were sent.
- */
+/** The path's version as a number, or its issues (integerParam: one reading of integers everywhere). */
 function pathVersion(param: string): { version: number; issues: ValidationIssue[] } {
-  let value: number | string = param;
-  if (/^[1-9][0-9]*$/.test(param)) {
-    const safe = param.length < SAFE_DIGITS || (param.length === SAFE_DIGITS && param <= String(Number.MAX_SAFE_INTEGER));
-    value = safe ? Number(param) : Number.MAX_SAFE_INTEGER + 1;
-  }
+  const value = integerParam(param);
   return { version: Number(value), issues: checkVersion.issues({ version: value }, 'path') };
 }
 
@@ -87,7 +75,7 @@ export function versionHandlers(deps: VersionDeps) {
       const { version, issues: versionIssues } = pathVersion(versionParam);
       throwIfAny([...issues, ...versionIssues]);
       if (deps.requireIfMatch && !hasIfMatch(ctx)) throw new PreconditionRequiredError();
-      sendUpdated(ctx, await silos.restore(caller.account, uuid, version, ifMatchTags(ctx)));
+      sendUpdated(ctx, await silos.restore(caller.account, uuid, version, ifMatchTags(ctx), caller));
     },
   };
 }

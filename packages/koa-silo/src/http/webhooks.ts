@@ -1,14 +1,15 @@
 /**
  * Contract §12's management routes: create a webhook (its secret shown in this answer only), list,
- * delete, and list its recent deliveries. Manage key; auth → body → validation → service.
+ * delete (200 `{id, deleted: true}`, as a silo's delete answers), and list its recent deliveries. Manage key; auth → body → validation → service.
  */
 import type { Context } from 'koa';
+import { NotFoundError } from '../model/index.js';
 import { createWebhookBody, type CreateWebhookBody } from '../schemas/webhook.js';
 import { validator } from '../schemas/validate.js';
 import type { WebhookService } from '../webhooks/service.js';
 import type { Auth } from './auth.js';
 import { readJson } from './body.js';
-import { sendEmpty, sendJson } from './respond.js';
+import { sendJson } from './respond.js';
 
 export interface WebhookDeps {
   auth: Auth;
@@ -32,7 +33,7 @@ export function webhookHandlers({ auth, webhooks, maxJsonDepth }: WebhookDeps) {
         url: input.url,
         events: [...input.events],
         ...(input.silos ? { silos: [...input.silos] } : {}),
-      });
+      }, caller);
       ctx.set('Location', `/api/v1/manage/webhooks/${created.id}`);
       sendJson(ctx, 201, created);
     },
@@ -45,13 +46,32 @@ export function webhookHandlers({ auth, webhooks, maxJsonDepth }: WebhookDeps) {
     async remove(ctx: Context, id: string): Promise<void> {
       const caller = await auth.require(ctx, 'manage');
       await caller.confirm();
-      await webhooks.remove(caller.account, decodeURIComponent(id));
-      sendEmpty(ctx, 204);
+      const hook = webhookId(id);
+      await webhooks.remove(caller.account, hook, caller);
+      // As a silo's delete answers (the hosted interface's rule for deletes): 200 with what went.
+      sendJson(ctx, 200, { id: hook, deleted: true });
+    },
+
+    /** POST .../webhooks/{id}/retry: the deliveries waiting for a retry are attempted now. */
+    async retry(ctx: Context, id: string): Promise<void> {
+      const caller = await auth.require(ctx, 'manage');
+      await caller.confirm();
+      const hook = webhookId(id);
+      sendJson(ctx, 200, { id: hook, rescheduled: await webhooks.retryNow(caller.account, hook) });
     },
 
     async deliveries(ctx: Context, id: string): Promise<void> {
       const caller = await auth.require(ctx, 'manage');
-      sendJson(ctx, 200, { deliveries: await webhooks.deliveries(caller.account, decodeURIComponent(id)) });
+      sendJson(ctx, 200, { deliveries: await webhooks.deliveries(caller.account, webhookId(id)) });
     },
   };
+}
+
+/** The path's webhook id; one that is not even valid percent-encoding names no webhook (404, not a 500). */
+function webhookId(param: string): string {
+  try {
+    return decodeURIComponent(param);
+  } catch {
+    throw new NotFoundError('No webhook with this id');
+  }
 }

@@ -42,6 +42,8 @@ interface Waiter {
 export class MemoryGate {
   private held = 0;
   private readonly line: Waiter[] = [];
+  /** Takes refused after waiting their time (503), since this gate was made (metrics). */
+  refused = 0;
 
   constructor(
     readonly budgetBytes: number,
@@ -63,12 +65,23 @@ export class MemoryGate {
       };
       const timer = setTimeout(() => {
         this.line.splice(this.line.indexOf(waiter), 1);
+        this.refused++;
         // The head of the line may have been the one that did not fit.
         this.admitWaiting();
         reject(new MemoryBusyError(Math.max(1, Math.ceil(this.waitMs / 1000))));
       }, this.waitMs);
       this.line.push(waiter);
     });
+  }
+
+  /** Bytes taken now. */
+  get inUse(): number {
+    return this.held;
+  }
+
+  /** Takes waiting in line now. */
+  get waiting(): number {
+    return this.line.length;
   }
 
   private fits(bytes: number): boolean {

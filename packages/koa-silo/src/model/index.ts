@@ -11,4 +11,5 @@ export * from './clock.js';
 export * from './events.js';
 export * from './webhooks.js';
 export * from './console.js';
+export * from './audit.js';
 export * from './errors.js';

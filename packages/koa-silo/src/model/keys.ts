@@ -21,9 +21,9 @@ export interface KeyInfo {
   name: string;
   account: string;
   created_at: string;
-  /** Manage keys only: the chosen duration. */
+  /** The chosen duration: every manage key's; an access key's only when it was given one. */
   duration?: ManageKeyDuration;
-  /** Manage keys only: RFC 3339, or null for `never`. */
+  /** When the key stops working: RFC 3339, or null for `never`; absent on an access key without a duration. */
   expires_at?: string | null;
   /** Access keys only: the silos it reads (a scoped key, contract §15); absent: every silo of the account. */
   silos?: string[];
@@ -47,7 +47,7 @@ export interface CreateKeyInput {
   account: string;
   type: KeyType;
   name: string;
-  /** Manage keys only; default `30d`. */
+  /** Manage keys: default `30d`. Access keys: none by default (they never expire), or one of the same durations. */
   duration?: ManageKeyDuration;
   /** Access keys only: scope the key to these silos (uuids, at most MAX_KEY_SILOS). */
   silos?: readonly string[];

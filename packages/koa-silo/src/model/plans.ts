@@ -17,6 +17,8 @@ export interface Plan {
    * keys do not mean more traffic). Default four keys' worth (4 × rateLimitPerMinute); 0 turns it off.
    */
   accountRateLimitPerMinute?: number;
+  /** Days the account's audit entries are kept (contract §19). Default 90. */
+  auditDays?: number;
 }
 
 /** What the services read of a plan: its size limit, and the rest where given. */
@@ -26,7 +28,7 @@ export type Plans = Record<string, PlanLimits>;
 
 export const DEFAULT_PLAN_NAME = 'default';
 
-export const DEFAULT_PLAN: Plan = { maxDataBytes: 10_000_000, rateLimitPerMinute: 600, historyVersions: 20, maxKeys: 20, accountRateLimitPerMinute: 2400 };
+export const DEFAULT_PLAN: Plan = { maxDataBytes: 10_000_000, rateLimitPerMinute: 600, historyVersions: 20, maxKeys: 20, accountRateLimitPerMinute: 2400, auditDays: 90 };
 
 export const DEFAULT_MAX_DATA_BYTES = DEFAULT_PLAN.maxDataBytes;
 export const DEFAULT_HISTORY_VERSIONS = DEFAULT_PLAN.historyVersions!;

@@ -111,7 +111,8 @@ export interface UpdateSiloInput {
 
 export interface SiloPage {
   metadata: { total_items: number; per_page: number; page_no: number };
-  silos: (SiloMeta & { version: number })[];
+  /** `size`: the byte length of the silo's stored file_data text (beyond the contract: an extra field). */
+  silos: (SiloMeta & { version: number; size: number })[];
 }
 
 /** A silo's fields other than its data, as a create gives them. */

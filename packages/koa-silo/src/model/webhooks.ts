@@ -41,6 +41,8 @@ export interface PendingDelivery {
   attempts: number;
   /** When the next attempt is due (epoch ms); while claimed, when the claim lapses. */
   due: number;
+  /** Set while an instance attempts it (until `due`): a retry-now leaves such a delivery alone. */
+  claimed?: true;
 }
 
 /** One attempt as the deliveries list shows it. */

@@ -18,7 +18,7 @@ export const consoleKeyBody = {
   properties: {
     type: { type: 'string', enum: ['manage', 'access'] },
     name: { type: 'string', minLength: 1, maxLength: 100 },
-    duration: { type: 'string', enum: MANAGE_KEY_DURATIONS, description: 'Manage keys only.' },
+    duration: { type: 'string', enum: MANAGE_KEY_DURATIONS, description: 'Manage keys: default 30d. Access keys: none by default (they never expire).' },
     silos: { type: 'array', items: fileUuid, minItems: 1, maxItems: 100, uniqueItems: true, description: 'Access keys only: a scoped key.' },
   },
   required: ['type', 'name'],

@@ -27,7 +27,9 @@ export const validationIssue = {
     },
     ctx: {
       type: 'object',
-      description: 'Details of some types, such as the limit a value went over (`max_length`, `max_span`).',
+      additionalProperties: { type: 'number' },
+      description:
+        'The numbers behind some types: the limit a value went over (`max_length`, `max_span`, `le`), where in a filter (`position`), how many more problems (`more`).',
     },
   },
   required: ['loc', 'msg', 'type'],

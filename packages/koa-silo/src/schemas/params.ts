@@ -20,6 +20,7 @@ const page = {
   description: 'The page to show, 1-based. A page past the end gives `"silos": []` with the true total.',
 } as const;
 
+/** `page`, `page_no` and `per_page`: canonical integers (integerParam). */
 export const listQuery = {
   type: 'object',
   properties: {
@@ -30,13 +31,17 @@ export const listQuery = {
 } as const;
 export type ListQuery = FromSchema<typeof listQuery>;
 
-/** The data-access parameters (validated by silo-query; documented from here). */
+/**
+ * The data-access parameters (validated by silo-query; documented from here). silo-query reads
+ * idx, limit and offset as integerParam does, but for non-negative integers only: a sign is not
+ * canonical there, so `-1` is an int_parsing rather than a bound.
+ */
 export const dataQuery = {
   idx: {
-    type: 'string',
-    pattern: '^(0|[1-9][0-9]*)$',
+    type: 'integer',
+    minimum: 0,
     description:
-      'Selects one element of an array silo (zero-based, canonical: `0`, `7`; not `-1`, `01`). Not an array or past its end: null.',
+      'Selects one element of an array silo (zero-based, a canonical integer: `0`, `7`; `-1`, `01`, `+1` are a 422 int_parsing). Not an array or past its end: null.',
   },
   path: {
     type: 'string',
@@ -79,16 +84,18 @@ export const dataQuery = {
     examples: ['-price,name'],
   },
   limit: {
-    type: 'string',
-    pattern: '^(0|[1-9][0-9]{0,4})$',
-    description: 'At most this many results (0 to 10 000, canonical): after the filter and sort, before `fields`. `0` answers `[]` with X-Total-Count.',
-    examples: ['20'],
+    type: 'integer',
+    minimum: 0,
+    maximum: 10000,
+    description:
+      'At most this many results (a canonical integer, 0 to 10 000; above it a 422 less_than_equal): after the filter and sort, before `fields`. `0` answers `[]` with X-Total-Count.',
+    examples: [20],
   },
   offset: {
-    type: 'string',
-    pattern: '^(0|[1-9][0-9]*)$',
-    description: 'Skip this many results first (canonical, ≥ 0).',
-    examples: ['40'],
+    type: 'integer',
+    minimum: 0,
+    description: 'Skip this many results first (a canonical integer, ≥ 0).',
+    examples: [40],
   },
   fields: {
     type: 'string',
@@ -104,6 +111,39 @@ export const headers = {
   ifMatch: {
     type: 'string',
     description: 'An ETag (from get-silo, meta, create, update or restore): 412 when the silo has changed since.',
+  },
+} as const;
+
+/**
+ * The one reading of an integer in a path, a query or a header: the canonical decimal form of an
+ * integer (`0`, `7`, `-3`; never `01`, `+1`, `1e0`, `1.0`, ` 1`, `-0`) is a number, checked by the
+ * parameter's schema for its bounds (`0` against a minimum of 1 is `greater_than_equal`, not
+ * `int_parsing`); any other text stays a string, which the schema's `type: integer` refuses
+ * (`int_parsing`). A canonical integer past Number.MAX_SAFE_INTEGER is never rounded to a
+ * neighbour: it stands as the first unsafe integer, beyond every bound of these schemas.
+ */
+export function integerParam(raw: string): number | string {
+  if (!/^(0|-?[1-9][0-9]*)$/.test(raw)) return raw;
+  const value = Number(raw);
+  return Number.isSafeInteger(value) ? value : Math.sign(value) * (Number.MAX_SAFE_INTEGER + 1);
+}
+
+/** The version an event stream resumes after: `Last-Event-ID` (an event's id) or `?since=`. */
+const resumeVersion = {
+  type: 'integer',
+  minimum: 0,
+  maximum: Number.MAX_SAFE_INTEGER,
+  description:
+    "The last version the client has (an event's id): the later versions still in history are replayed first (or `reset` is sent when some were pruned). " +
+    "A canonical integer from 0 to the silo's current version: above it, a 422 (`less_than_equal`).",
+} as const;
+
+/** An event stream's resume point, by where it came from. */
+export const eventResume = {
+  type: 'object',
+  properties: {
+    'Last-Event-ID': resumeVersion,
+    since: { ...resumeVersion, description: `As Last-Event-ID, for clients that cannot set headers (Last-Event-ID wins when both are sent). ${resumeVersion.description}` },
   },
 } as const;
 

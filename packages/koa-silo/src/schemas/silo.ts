@@ -20,9 +20,14 @@ export const fileName = {
   description: 'A human-readable label, 1 to 255 characters. It has no effect on behaviour.',
 } as const;
 
+/** Any JSON object: what an object of file_data, or an item of an array of file_data, may be. */
+const anyObject = { type: 'object', additionalProperties: true } as const;
+
 export const fileData = {
   type: ['object', 'array'],
-  items: { type: 'object' },
+  // Both spelled out: a generator reads a bare `type: object` as an object without members.
+  additionalProperties: true,
+  items: anyObject,
   description:
     'The stored JSON: an object, or an array whose items are all objects (`{}` and `[]` are allowed). ' +
     "Its compact JSON text may be at most the account plan's size limit (default 10 MB).",
@@ -58,8 +63,10 @@ export const createSiloBody = {
   properties: {
     file_name: fileName,
     file_data: fileData,
-    region_name: { ...regionName, default: 'api' },
-    is_public: { ...isPublic, default: false },
+    // Defaults said in words: a `default` keyword makes generators (openapi-typescript's
+    // defaultNonNullable) type the member as always present, so a client could not omit it.
+    region_name: { ...regionName, description: `${regionName.description} Default: \`api\`.` },
+    is_public: { ...isPublic, description: `${isPublic.description} Default: false.` },
   },
   required: ['file_name', 'file_data'],
 } as const;
@@ -68,7 +75,14 @@ export type CreateSiloBody = FromSchema<typeof createSiloBody>;
 /** The four fields a create or update body may carry (anything else is ignored). */
 export const BODY_FIELDS = ['file_name', 'file_data', 'region_name', 'is_public'] as const;
 
-/** PATCH /api/v1/manage/{file_uuid}: any non-empty subset of the four fields. */
+/**
+ * PATCH /api/v1/manage/{file_uuid}: any non-empty subset of the four fields.
+ *
+ * "At least one" is an `anyOf` of one-field branches under `allOf`: the fields' own schemas are
+ * checked once, at the top (so a bad value is reported as itself, never as "no branch matched"),
+ * and a generator reads it as the fields intersected with "one of them present" (a bare
+ * `anyOf: [{required}]` beside `properties` reads as a union with `unknown`, so anything passes).
+ */
 export const updateSiloBody = {
   type: 'object',
   description:
@@ -80,9 +94,9 @@ export const updateSiloBody = {
     region_name: regionName,
     is_public: isPublic,
   },
-  anyOf: BODY_FIELDS.map((field) => ({ required: [field] })),
+  allOf: [{ anyOf: BODY_FIELDS.map((field) => ({ properties: { [field]: {} }, required: [field] })) }],
 } as const;
-export type UpdateSiloBody = FromSchema<Omit<typeof updateSiloBody, 'anyOf'>>;
+export type UpdateSiloBody = FromSchema<Omit<typeof updateSiloBody, 'allOf'>>;
 
 /** The six metadata fields and the version: meta responses and list items. */
 export const siloMeta = {
@@ -100,11 +114,11 @@ export const siloMeta = {
 } as const;
 export type SiloMetaBody = FromSchema<typeof siloMeta>;
 
-/** 201 of create: the contract's four fields, plus the two timestamps and the version (extra fields are allowed). */
+/** 201 of create: the contract's four fields, plus the two timestamps and the version: all seven always sent. */
 export const siloCreated = {
   type: 'object',
   properties: siloMeta.properties,
-  required: ['file_uuid', 'is_public', 'file_name', 'region_name', 'version'],
+  required: ['file_uuid', 'is_public', 'file_name', 'region_name', 'created_at', 'updated_at', 'version'],
 } as const;
 
 /** 200 of update: all seven fields. */
@@ -123,6 +137,16 @@ export const siloUpdated = {
   required: ['file_name', 'file_uuid', 'region_name', 'is_public', 'file_data', 'created_at', 'updated_at', 'version'],
 } as const;
 
+/** A list item: the metadata and version, and the size of the stored data (an extra field, contract §4 allows them). */
+export const siloListItem = {
+  type: 'object',
+  properties: {
+    ...siloMeta.properties,
+    size: { type: 'integer', minimum: 0, description: "The byte length of file_data's stored compact JSON text (what the plan's size limit counts)." },
+  },
+  required: [...siloMeta.required, 'size'],
+} as const;
+
 export const siloList = {
   type: 'object',
   properties: {
@@ -137,7 +161,7 @@ export const siloList = {
     },
     silos: {
       type: 'array',
-      items: siloMeta,
+      items: siloListItem,
       description: 'Newest first (created_at descending, ties by file_uuid). Empty past the last page.',
     },
   },
@@ -209,28 +233,66 @@ export const versionData = {
   required: ['version', 'updated_at', 'data'],
 } as const;
 
-/** An RFC 7386 merge patch of the silo document. */
+/**
+ * An RFC 7386 merge patch of the silo document. It is not what validates a merge patch: the
+ * patched document is (siloDocument). This describes the patches that can pass: a member set to
+ * null is removed, so a known one must hold a value the document may have. (An unknown member may
+ * only be null, removing nothing; that is said in words, since `additionalProperties: {type:
+ * 'null'}` beside typed members makes generators type every member as null.)
+ */
 export const mergePatch = {
   type: 'object',
   description:
-    'An RFC 7386 merge patch applied to the document {"file_name", "file_data", "region_name", "is_public"}: members set to null are removed, objects merge, anything else replaces. The result must still satisfy the update rules.',
-  examples: [{ file_data: { settings: { theme: 'dark', beta: null } } }],
+    'An RFC 7386 merge patch applied to the document {"file_name", "file_data", "region_name", "is_public"}: members set to null are removed, objects merge, anything else replaces. The result must still satisfy the update rules (otherwise 422 and nothing changes), so the four fields cannot be removed, and other members may only be null.',
+  properties: {
+    file_name: fileName,
+    file_data: {
+      ...fileData,
+      description:
+        'An object merges into the stored file_data (its members set to null are removed; onto an array, it replaces it); an array of objects replaces it.',
+    },
+    region_name: regionName,
+    is_public: isPublic,
+  },
+  examples: [{ file_data: { settings: { theme: 'dark', beta: null } } }, { file_name: 'orders-2026', is_public: true }],
+} as const;
+
+/** A JSON Pointer (RFC 6901): empty, or `/` tokens in which `~` is only `~0` or `~1`. */
+const pointer = {
+  type: 'string',
+  pattern: '^(/([^~/]|~[01])*)*$',
+  description: 'A JSON Pointer (RFC 6901) into the document, such as /file_data/0/name, /file_data/- (append) or /is_public.',
+} as const;
+
+/**
+ * RFC 6902 operations, one schema per kind: `value` is required by add, replace and test, `from`
+ * by move and copy. The server checks a patch by hand (patch/check.ts: the messages of its 422s,
+ * and the operation bound); a test proves that this schema accepts exactly what that check does.
+ */
+const patchOperation = (ops: readonly string[], required: readonly string[], members: Record<string, object>) =>
+  ({
+    type: 'object',
+    properties: { op: { type: 'string', enum: ops }, path: pointer, ...members },
+    required: ['op', 'path', ...required],
+  }) as const;
+
+export const jsonPatchOperation = {
+  oneOf: [
+    patchOperation(['add', 'replace', 'test'], ['value'], {
+      value: { description: 'add: the value to insert; replace: the new value; test: the value the target must equal.' },
+    }),
+    patchOperation(['remove'], [], {}),
+    patchOperation(['move', 'copy'], ['from'], {
+      from: { ...pointer, description: 'The JSON Pointer (RFC 6901) to take the value from.' },
+    }),
+  ],
 } as const;
 
 /** An RFC 6902 JSON Patch of the silo document. */
 export const jsonPatch = {
   type: 'array',
   description:
-    'RFC 6902 operations applied in order, all or nothing, to the document {"file_name", "file_data", "region_name", "is_public"}. Pointers such as /file_data/0/name, /file_data/- (append), /is_public. A malformed document is a 422 with loc ["body", <index>, <member>]; an operation that cannot apply (a failed test, a missing path, an index out of range) is a 409.',
-  items: {
-    type: 'object',
-    properties: {
-      op: { enum: ['add', 'remove', 'replace', 'move', 'copy', 'test'] },
-      path: { type: 'string', description: 'A JSON Pointer (RFC 6901).' },
-      from: { type: 'string', description: 'move and copy: the JSON Pointer to take the value from.' },
-      value: { description: 'add, replace and test: the value.' },
-    },
-    required: ['op', 'path'],
-  },
+    'RFC 6902 operations applied in order, all or nothing, to the document {"file_name", "file_data", "region_name", "is_public"}. Pointers such as /file_data/0/name, /file_data/- (append), /is_public. At most 1 000 operations unless the operator changes it. A malformed document is a 422 with loc ["body", <index>, <member>]; an operation that cannot apply (a failed test, a missing path, an index out of range) is a 409.',
+  items: jsonPatchOperation,
   examples: [[{ op: 'add', path: '/file_data/-', value: { id: 3 } }, { op: 'replace', path: '/is_public', value: true }]],
 } as const;

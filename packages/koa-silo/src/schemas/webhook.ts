@@ -4,7 +4,7 @@
  */
 import { WEBHOOK_EVENTS } from '../model/index.js';
 import type { FromSchema } from './from-schema.js';
-import { fileUuid, timestamp } from './silo.js';
+import { fileUuid, siloMeta, timestamp } from './silo.js';
 
 
 const url = {
@@ -61,6 +61,37 @@ export const webhookCreated = {
     secret: { type: 'string', description: 'The signing secret (`whsec_...`), shown only in this answer.' },
   },
   required: [...webhookInfo.required, 'secret'],
+} as const;
+
+/** 200 of DELETE /api/v1/manage/webhooks/{id}: as a silo's delete answers. */
+export const webhookDeleted = {
+  type: 'object',
+  properties: { id: { type: 'string', description: 'The webhook removed (`wh_...`).' }, deleted: { const: true } },
+  required: ['id', 'deleted'],
+} as const;
+
+/** 200 of POST /api/v1/manage/webhooks/{id}/retry. */
+export const webhookRetried = {
+  type: 'object',
+  properties: {
+    id: { type: 'string', description: 'The webhook (`wh_...`).' },
+    rescheduled: { type: 'integer', minimum: 0, description: 'Deliveries that were waiting for a retry and are now due (attempted within a second).' },
+  },
+  required: ['id', 'rescheduled'],
+} as const;
+
+/**
+ * A delivery's body (contract §12), POSTed to the webhook's URL and signed as the Standard
+ * Webhooks specification says: the event, when it happened, and the silo's metadata and version.
+ */
+export const webhookEvent = {
+  type: 'object',
+  properties: {
+    type: { type: 'string', enum: WEBHOOK_EVENTS, description: 'What happened to the silo.' },
+    timestamp: { ...timestamp, description: 'When the write was committed (RFC 3339, UTC).' },
+    data: siloMeta,
+  },
+  required: ['type', 'timestamp', 'data'],
 } as const;
 
 export const webhookList = { type: 'object', properties: { webhooks: { type: 'array', items: webhookInfo } }, required: ['webhooks'] } as const;

@@ -4,7 +4,7 @@
  * Key lookups are never cached: every authentication reads the store, so a revocation takes
  * effect on the next request of every instance sharing the storage (the contract allows 1 s).
  */
-import { type Account, BadRequestError, type Clock, ConflictError, type CreatedKey, type CreateKeyInput, DEFAULT_MAX_KEYS, DEFAULT_PLAN_NAME, isoTime, KEY_HEADER, KEY_PREFIX, type KeyInfo, type KeyType, MANAGE_KEY_DURATIONS, type ManageKeyDuration, MAX_KEY_SILOS, NotFoundError, type PlanLimits, type Plans, type Principal, systemClock, UnauthorizedError, ValidationError, withDefaultPlan , DEFAULT_PLAN, planNamed } from '../model/index.js';
+import { type Account, type AuditActor, auditEntryOf, type AuditSource, BadRequestError, type Clock, ConflictError, type CreatedKey, type CreateKeyInput, DEFAULT_MAX_KEYS, DEFAULT_PLAN_NAME, isoTime, KEY_HEADER, KEY_PREFIX, type KeyInfo, type KeyType, MANAGE_KEY_DURATIONS, type ManageKeyDuration, MAX_KEY_SILOS, NotFoundError, type PlanLimits, type Plans, type Principal, systemClock, UnauthorizedError, ValidationError, withDefaultPlan , DEFAULT_PLAN, planNamed, PROGRAM_ACTOR } from '../model/index.js';
 import type { SiloStorage, StoredKey } from '../storage/index.js';
 import { generateKeyValue, hashKeyValue, MAX_KEY_VALUE_LENGTH, sameHash } from './key-values.js';
 import { cachedPlanNames } from './plan-names.js';
@@ -15,6 +15,8 @@ export interface AccountServiceOptions {
   /** Plans an account may be given; `default` is always there. */
   plans?: Plans;
   now?: Clock;
+  /** Who a key change without an AuditSource acts as in the audit log. Default: the programmatic API's actor. */
+  actor?: AuditActor;
 }
 
 const DAY_MS = 86_400_000;
@@ -59,13 +61,17 @@ function publicInfo(key: StoredKey): KeyInfo {
   if (key.type === 'manage') {
     info.duration = key.duration ?? DEFAULT_MANAGE_KEY_DURATION;
     info.expires_at = key.expires_at ?? null;
+  } else if (key.duration !== undefined) {
+    // An access key has an expiry only when one was chosen at create (by default it never expires).
+    info.duration = key.duration;
+    info.expires_at = key.expires_at ?? null;
   }
   if (key.silos) info.silos = [...key.silos];
   return info;
 }
 
 function isExpired(key: StoredKey, nowMs: number): boolean {
-  if (key.type !== 'manage' || key.expires_at === undefined || key.expires_at === null) return false;
+  if (key.expires_at === undefined || key.expires_at === null) return false;
   return nowMs >= Date.parse(key.expires_at);
 }
 
@@ -73,6 +79,7 @@ export function createAccountService(storage: SiloStorage, options: AccountServi
   const plans = withDefaultPlan<PlanLimits>(options.plans, DEFAULT_PLAN);
   const now = options.now ?? systemClock;
   const planOf = cachedPlanNames((name) => storage.getAccount(name));
+  const programmatic: AuditSource = { actor: options.actor ?? PROGRAM_ACTOR, address: null };
 
   async function existingAccount(name: string): Promise<Account> {
     const account = await storage.getAccount(name);
@@ -101,7 +108,7 @@ export function createAccountService(storage: SiloStorage, options: AccountServi
       return accounts.filter((a): a is Account => a !== undefined);
     },
 
-    async createKey(input: CreateKeyInput): Promise<CreatedKey> {
+    async createKey(input: CreateKeyInput, by: AuditSource = programmatic): Promise<CreatedKey> {
       const { account, type, name } = input;
       if (type !== 'manage' && type !== 'access') throw new BadRequestError('A key type is "manage" or "access"');
       checkKeyName(name);
@@ -115,15 +122,15 @@ export function createAccountService(storage: SiloStorage, options: AccountServi
       }
       const nowMs = now();
       const stored: StoredKey = { type, name, account, created_at: isoTime(nowMs), hash: '' };
-      if (type === 'manage') {
-        const duration = input.duration ?? DEFAULT_MANAGE_KEY_DURATION;
-        if (!isDuration(duration)) {
-          throw new BadRequestError(`A manage key duration is one of ${MANAGE_KEY_DURATIONS.join(', ')}`);
-        }
+      // A manage key expires after its duration (30 days unless chosen); an access key only when
+      // given one (`never`, or none, keeps it valid until revoked).
+      const duration = input.duration ?? (type === 'manage' ? DEFAULT_MANAGE_KEY_DURATION : undefined);
+      if (duration !== undefined && !isDuration(duration)) {
+        throw new BadRequestError(`A key duration is one of ${MANAGE_KEY_DURATIONS.join(', ')}`);
+      }
+      if (duration !== undefined && (type === 'manage' || duration !== 'never')) {
         stored.duration = duration;
         stored.expires_at = duration === 'never' ? null : isoTime(nowMs + DURATION_DAYS[duration] * DAY_MS);
-      } else if (input.duration !== undefined) {
-        throw new BadRequestError('Access keys do not expire: a duration applies to manage keys only');
       }
       if (input.silos !== undefined) {
         if (type !== 'access') throw new BadRequestError('Only access keys are scoped to silos');
@@ -131,7 +138,8 @@ export function createAccountService(storage: SiloStorage, options: AccountServi
       }
       const value = generateKeyValue(type);
       stored.hash = hashKeyValue(value);
-      if (!(await storage.insertKey(stored))) {
+      const entry = auditEntryOf('key.create', account, by, stored.created_at, undefined, `${type}:${name}`);
+      if (!(await storage.insertKey(stored, entry))) {
         throw new ConflictError(`The account already has ${type === 'access' ? 'an access' : 'a manage'} key named "${name}"`);
       }
       return { ...publicInfo(stored), key: value };
@@ -145,10 +153,31 @@ export function createAccountService(storage: SiloStorage, options: AccountServi
         .sort((a, b) => a.created_at.localeCompare(b.created_at) || a.type.localeCompare(b.type) || a.name.localeCompare(b.name));
     },
 
-    async revokeKey({ account, type, name, confirm }) {
+    async revokeKey({ account, type, name, confirm }, by: AuditSource = programmatic) {
       if (confirm !== name) throw new BadRequestError('The confirmation does not match the key name');
-      const removed = await storage.removeKey(account, type, name);
+      const entry = auditEntryOf('key.revoke', account, by, isoTime(now()), undefined, `${type}:${name}`);
+      const removed = await storage.removeKey(account, type, name, entry);
       if (!removed) throw new NotFoundError(`No ${type} key named "${name}" in account "${account}"`);
+    },
+
+    async deleteAccount(name, confirm) {
+      if (confirm !== name) throw new BadRequestError('The confirmation does not match the account name');
+      await existingAccount(name);
+      const [keys, silos, hooks, users] = await Promise.all([
+        storage.listKeys(name),
+        storage.index.page(name, 0, 1),
+        storage.listWebhooks(name),
+        storage.listUsers(),
+      ]);
+      const left = [
+        keys.length > 0 ? `${keys.length} key(s)` : '',
+        silos.total > 0 ? `${silos.total} silo(s)` : '',
+        hooks.length > 0 ? `${hooks.length} webhook(s)` : '',
+        users.some((u) => u.account === name) ? 'console users' : '',
+      ].filter(Boolean);
+      if (left.length > 0) throw new ConflictError(`Account "${name}" still has ${left.join(', ')}: remove them first`);
+      await storage.unhookIfIdle(name);
+      if (!(await storage.removeAccount(name))) throw new NotFoundError('Account not found');
     },
 
     async authenticate(value: string | undefined, type: KeyType): Promise<Principal> {

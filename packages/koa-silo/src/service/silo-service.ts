@@ -8,7 +8,7 @@
  * order only: storage commits a version only if the head it replaces is still current, so a
  * writer that lost its lock (paused past the lock's lifetime) cannot overwrite anyone's write.
  */
-import { type Clock, type CreateSiloInput, DEFAULT_HISTORY_VERSIONS, DEFAULT_PLAN, type IfMatch, isoTime, metaOf, nextUpdatedAt, NotFoundError, PayloadTooLargeError, type PendingDelivery, type PlanLimits, planNamed, type Plans, PreconditionFailedError, type Region, type SiloDataRecord, type SiloEvent, type SiloFields, type SiloHandle, type SiloMeta, type SiloPage, type SiloPatch, type SiloRecord, StorageUnavailableError, systemClock, type UpdateSiloInput, type VersionData, type VersionInfo, type VersionPage, withDefaultPlan } from '../model/index.js';
+import { type AuditAction, type AuditActor, auditEntryOf, type AuditSource, type Clock, type CreateSiloInput, PROGRAM_ACTOR, DEFAULT_HISTORY_VERSIONS, DEFAULT_PLAN, type IfMatch, isoTime, metaOf, nextUpdatedAt, NotFoundError, PayloadTooLargeError, type PendingDelivery, type PlanLimits, planNamed, type Plans, PreconditionFailedError, type Region, type SiloDataRecord, type SiloEvent, type SiloFields, type SiloHandle, type SiloMeta, type SiloPage, type SiloPatch, type SiloRecord, StorageUnavailableError, systemClock, type UpdateSiloInput, type VersionData, type VersionInfo, type VersionPage, withDefaultPlan } from '../model/index.js';
 import type { HeldLock, NewSilo, NextVersion, SiloHead, SiloStorage } from '../storage/index.js';
 import { cachedPlanNames, type PlanNameOf } from './plan-names.js';
 import { applySiloPatch, type Patched } from './silo-patch.js';
@@ -47,6 +47,8 @@ export interface SiloServiceOptions {
   onCommit?: (event: SiloEvent) => void;
   /** The webhook deliveries a write owes, recorded in its commit (see webhooks/). Default: none. */
   outboxFor?: (event: SiloEvent) => Promise<PendingDelivery[]>;
+  /** Who a write without an AuditSource acts as in the audit log. Default: the programmatic API's actor. */
+  actor?: AuditActor;
 }
 
 export const MAX_PER_PAGE = 100;
@@ -128,6 +130,7 @@ export function createSiloService(storage: SiloStorage, options: SiloServiceOpti
   const onCommit = options.onCommit ?? (() => undefined);
   const charge = options.charge ?? (async () => ({ release: () => undefined }));
   const outboxFor = options.outboxFor ?? (async () => []);
+  const programmatic: AuditSource = { actor: options.actor ?? PROGRAM_ACTOR, address: null };
 
   /** The canonical uuid, or the same 404 as a missing silo. */
   function idOf(uuid: string): string {
@@ -183,8 +186,8 @@ export function createSiloService(storage: SiloStorage, options: SiloServiceOpti
     });
   }
 
-  /** One write of a silo: a new version made by `change` from the current one. */
-  async function write(account: string, uuid: string, ifMatch: IfMatch, change: Change): Promise<SiloDataRecord> {
+  /** One write of a silo: a new version made by `change` from the current one, recorded as `action` (a move whatever it is). */
+  async function write(account: string, uuid: string, ifMatch: IfMatch, change: Change, action: AuditAction, by: AuditSource = programmatic): Promise<SiloDataRecord> {
     const id = idOf(uuid);
     const { historyVersions = DEFAULT_HISTORY_VERSIONS } = await limits(account);
     return underLock(account, id, ifMatch, async (current, fence) => {
@@ -192,7 +195,13 @@ export function createSiloService(storage: SiloStorage, options: SiloServiceOpti
       const currentText = async () => (text ??= (await load(current)).text);
       const planned = await change(current, currentText);
       const event = writeEvent(current, planned.next);
-      const head = await storage.writeVersion(current, planned.next, historyVersions, fence, await outboxFor(event));
+      // The entry's time is the clock's (entries of every kind list in one order), not updated_at (kept growing per silo).
+      const time = isoTime(now());
+      const entry =
+        event.type === 'move'
+          ? auditEntryOf('silo.move', account, by, time, event.silo, planned.next.region_name)
+          : auditEntryOf(action, account, by, time, event.silo);
+      const head = await storage.writeVersion(current, planned.next, historyVersions, fence, await outboxFor(event), entry);
       if (!head) return undefined;
       onCommit(event);
       return { record: recordOf(head), text: planned.text ?? planned.next.data?.text ?? (await currentText()) };
@@ -223,7 +232,7 @@ export function createSiloService(storage: SiloStorage, options: SiloServiceOpti
     return { record: recordOf(head), load: () => load(head) };
   }
 
-  async function createText(account: string, input: SiloFields, text: string): Promise<SiloRecord> {
+  async function createText(account: string, input: SiloFields, text: string, by: AuditSource = programmatic): Promise<SiloRecord> {
     const { size } = sized(text, await limits(account));
     const at = isoTime(now());
     const silo: NewSilo = {
@@ -237,7 +246,7 @@ export function createSiloService(storage: SiloStorage, options: SiloServiceOpti
       size,
     };
     const event: SiloEvent = { type: 'create', account, silo: { ...metaOf(silo), version: 1 } };
-    const head = await storage.createSilo(silo, text, await outboxFor(event));
+    const head = await storage.createSilo(silo, text, await outboxFor(event), auditEntryOf('silo.create', account, by, at, event.silo));
     onCommit(event);
     return recordOf(head);
   }
@@ -248,11 +257,19 @@ export function createSiloService(storage: SiloStorage, options: SiloServiceOpti
     input: Partial<SiloFields>,
     text: string | undefined,
     ifMatch?: IfMatch,
+    by?: AuditSource,
   ): Promise<SiloDataRecord> {
     const data = text === undefined ? undefined : sized(text, await limits(account));
-    return write(account, uuid, ifMatch, async (current) => ({
-      next: { ...nextOf(current, input), ...(data ? { data } : {}) },
-    }));
+    return write(
+      account,
+      uuid,
+      ifMatch,
+      async (current) => ({
+        next: { ...nextOf(current, input), ...(data ? { data } : {}) },
+      }),
+      'silo.update',
+      by,
+    );
   }
 
   async function openVersion(account: string, uuid: string, version: number): Promise<{ info: VersionInfo; load(): Promise<string> }> {
@@ -277,8 +294,8 @@ export function createSiloService(storage: SiloStorage, options: SiloServiceOpti
   }
 
   return {
-    create(account: string, input: CreateSiloInput): Promise<SiloRecord> {
-      return createText(account, input, JSON.stringify(input.file_data));
+    create(account: string, input: CreateSiloInput, by?: AuditSource): Promise<SiloRecord> {
+      return createText(account, input, JSON.stringify(input.file_data), by);
     },
 
     createText,
@@ -289,7 +306,7 @@ export function createSiloService(storage: SiloStorage, options: SiloServiceOpti
         ? await storage.index.page(account, offset, size)
         : { total: (await storage.index.page(account, 0, 1)).total, uuids: [] };
       const heads = await storage.getHeads(account, uuids);
-      const silos = heads.filter((h): h is SiloHead => h !== undefined && h.account === account).map((h) => ({ ...metaOf(h), version: h.version }));
+      const silos = heads.filter((h): h is SiloHead => h !== undefined && h.account === account).map((h) => ({ ...metaOf(h), version: h.version, size: h.size }));
       return { metadata: { total_items: total, per_page: size, page_no: pageNo }, silos };
     },
 
@@ -301,14 +318,14 @@ export function createSiloService(storage: SiloStorage, options: SiloServiceOpti
       return (await open(account, uuid)).load();
     },
 
-    update(account: string, uuid: string, input: UpdateSiloInput, ifMatch?: IfMatch): Promise<SiloDataRecord> {
+    update(account: string, uuid: string, input: UpdateSiloInput, ifMatch?: IfMatch, by?: AuditSource): Promise<SiloDataRecord> {
       const text = input.file_data === undefined ? undefined : JSON.stringify(input.file_data);
-      return updateText(account, uuid, input, text, ifMatch);
+      return updateText(account, uuid, input, text, ifMatch, by);
     },
 
     updateText,
 
-    async patch(account: string, uuid: string, patch: SiloPatch, ifMatch?: IfMatch): Promise<SiloDataRecord> {
+    async patch(account: string, uuid: string, patch: SiloPatch, ifMatch?: IfMatch, by?: AuditSource): Promise<SiloDataRecord> {
       const plan = await limits(account);
       return write(account, uuid, ifMatch, async (current, currentText) => {
         const patched = await applyPatch(account, current.file_uuid, current.etag, current, await currentText(), patch, plan.maxDataBytes);
@@ -317,13 +334,14 @@ export function createSiloService(storage: SiloStorage, options: SiloServiceOpti
             ? undefined
             : { ...sized(patched.text, plan, patched.size), ...(patched.appended !== undefined ? { appended: patched.appended } : {}) };
         return { next: { ...nextOf(current, patched), ...(data ? { data } : {}) } };
-      });
+      }, 'silo.patch', by);
     },
 
-    async delete(account: string, uuid: string, ifMatch?: IfMatch): Promise<void> {
+    async delete(account: string, uuid: string, ifMatch?: IfMatch, by: AuditSource = programmatic): Promise<void> {
       await underLock(account, idOf(uuid), ifMatch, async (current, fence) => {
         const event: SiloEvent = { type: 'delete', account, silo: { ...metaOf(current), version: current.version } };
-        if (!(await storage.deleteSilo(current, fence, await outboxFor(event)))) return undefined;
+        const entry = auditEntryOf('silo.delete', account, by, isoTime(now()), event.silo);
+        if (!(await storage.deleteSilo(current, fence, await outboxFor(event), entry))) return undefined;
         onCommit(event);
         return true;
       });
@@ -347,7 +365,7 @@ export function createSiloService(storage: SiloStorage, options: SiloServiceOpti
 
     openVersion,
 
-    async restore(account: string, uuid: string, version: number, ifMatch?: IfMatch): Promise<SiloDataRecord> {
+    async restore(account: string, uuid: string, version: number, ifMatch?: IfMatch, by?: AuditSource): Promise<SiloDataRecord> {
       const reservations: { release(): void }[] = [];
       try {
         return await write(account, uuid, ifMatch, async (current) => {
@@ -358,7 +376,7 @@ export function createSiloService(storage: SiloStorage, options: SiloServiceOpti
           const text = await storage.getVersionData(current, entry);
           if (text === undefined) throw new NotFoundError(`Version ${version} is not in this silo's history`);
           return { next: { ...nextOf(current, {}), data: { text, size: entry.size } } };
-        });
+        }, 'silo.restore', by);
       } finally {
         for (const reservation of reservations) reservation.release();
       }

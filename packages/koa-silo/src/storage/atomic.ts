@@ -119,7 +119,7 @@ function adapterAtomic(adapter: AtomicAdapter, main: KeyvTextStore, onError: Sto
       return adapter.joins?.(store.keyv.store) ?? false;
     },
     apply(batch) {
-      return guarded('atomic', main.timeoutMs, async () => {
+      return guarded('atomic', main, async () => {
         try {
           return await adapter.atomic(mapKeys(batch, (k) => main.keyvKey(k)));
         } catch (error) {

@@ -34,7 +34,7 @@ export class CasLeases implements LeaseStore {
 
   #swap(key: string, expected: string | undefined, next: string | undefined): Promise<boolean> {
     const raw = this.store.keyvKey(key);
-    return guarded('compareAndSwap', this.store.timeoutMs, async () => this.adapter.compareAndSwap(raw, expected, next));
+    return guarded('compareAndSwap', this.store, async () => this.adapter.compareAndSwap(raw, expected, next));
   }
 
   async take(key: string, token: string, ttlMs: number): Promise<boolean> {

@@ -13,7 +13,8 @@ import { randomFillSync } from 'node:crypto';
 const pool = Buffer.alloc(4096);
 let used = pool.length;
 
-function randomText(bytes: number): string {
+/** `bytes` random bytes in base64url. */
+export function randomText(bytes: number): string {
   if (used + bytes > pool.length) {
     randomFillSync(pool);
     used = 0;

@@ -1,5 +1,6 @@
 export { createStorage, UnsupportedStoreError, type StorageOptions } from './silo-storage.js';
-export { DEFAULT_STORAGE_TIMEOUT_MS, StorageTimeoutError } from './storage-guard.js';
+export { DEFAULT_STORAGE_TIMEOUT_MS, StorageTimeoutError, type StorageObserver } from './storage-guard.js';
+export { AuditScanTooLargeError, MAX_AUDIT_SCAN } from './audit-records.js';
 export { DEFAULT_LOCK_TIMING, type LockTiming } from './lease-locks.js';
 export { DEFAULT_PREFIX, storageKeys, type StorageKeys } from './storage-keys.js';
 export { DEFAULT_SWEEP_GRACE_MS } from './silo-records.js';
@@ -10,6 +11,8 @@ export type { HeldLock } from './types.js';
 export type {
   AtomicAdapter,
   AtomicBatch,
+  AuditListing,
+  AuditRecords,
   CompareAndSwapAdapter,
   Coordination,
   ImportedSilo,

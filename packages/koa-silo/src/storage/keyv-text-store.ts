@@ -16,7 +16,7 @@
  * Give Silo Keyv instances of its own (or ones whose other users accept these settings).
  */
 import type { DeserializedData, Keyv } from 'keyv';
-import { guarded } from './storage-guard.js';
+import { guarded, type GuardLimits, type StorageObserver } from './storage-guard.js';
 
 export type StorageErrorListener = (error: unknown) => void;
 
@@ -63,13 +63,15 @@ export function configureKeyv(keyv: Keyv, onError: StorageErrorListener): void {
   keyv.on('error', onError);
 }
 
-export class KeyvTextStore {
+export class KeyvTextStore implements GuardLimits {
   /** 0 for an in-process Map, which cannot hang; the configured limit otherwise. */
   readonly #timeoutMs: number;
 
   constructor(
     readonly keyv: Keyv,
     timeoutMs: number,
+    /** Told of every call into this store (guarded() with this store's limits). */
+    readonly observer?: StorageObserver,
   ) {
     this.#timeoutMs = keyv.store instanceof Map ? 0 : timeoutMs;
   }
@@ -79,7 +81,7 @@ export class KeyvTextStore {
   }
 
   get(key: string): Promise<string | undefined> {
-    return guarded('get', this.#timeoutMs, async () => {
+    return guarded('get', this, async () => {
       const value: unknown = await this.keyv.get(key);
       return typeof value === 'string' ? value : undefined;
     });
@@ -96,21 +98,21 @@ export class KeyvTextStore {
     if (keys.length === 0) return Promise.resolve([]);
     const store = this.keyv.store as unknown;
     if (!hasGetMany(store)) return Promise.all(keys.map((key) => this.get(key)));
-    return guarded('getMany', this.#timeoutMs, async () => {
+    return guarded('getMany', this, async () => {
       const values = await store.getMany(keys.map((key) => this.keyvKey(key)));
       return values.map((value) => (typeof value === 'string' ? value : undefined));
     });
   }
 
   set(key: string, text: string): Promise<void> {
-    return guarded('set', this.#timeoutMs, async () => {
+    return guarded('set', this, async () => {
       const ok = await this.keyv.set(key, text);
       if (ok === false) throw new Error('storage refused a write');
     });
   }
 
   delete(key: string): Promise<void> {
-    return guarded('delete', this.#timeoutMs, async () => {
+    return guarded('delete', this, async () => {
       await this.keyv.delete(key);
     });
   }

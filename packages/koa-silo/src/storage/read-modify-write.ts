@@ -5,12 +5,15 @@
  */
 import type { Atomic } from './atomic.js';
 import type { KeyvTextStore } from './keyv-text-store.js';
+import type { AtomicBatch } from './types.js';
 
 /** What a change decides: its result, and the writes (none: nothing is committed). */
 export interface Decision<T> {
   result: T;
   set?: [string, string][];
   delete?: string[];
+  /** Sorted index entries added in the same commit (an audit entry's). */
+  indexAdd?: AtomicBatch['indexAdd'];
 }
 
 export type ReadModifyWrite = <T>(read: string[], decide: (texts: (string | undefined)[]) => Decision<T>) => Promise<T>;
@@ -21,9 +24,9 @@ export function readModifyWriteOf(main: KeyvTextStore, atomic: Atomic): ReadModi
   return async (read, decide) => {
     for (let i = 0; i < TRIES; i++) {
       const texts = await main.getMany(read);
-      const { result, set = [], delete: del = [] } = decide(texts);
+      const { result, set = [], delete: del = [], indexAdd = [] } = decide(texts);
       if (set.length === 0 && del.length === 0) return result;
-      const ok = await atomic.apply({ expect: read.map((key, n) => [key, texts[n]]), set, delete: del, indexAdd: [], indexRemove: [] });
+      const ok = await atomic.apply({ expect: read.map((key, n) => [key, texts[n]]), set, delete: del, indexAdd, indexRemove: [] });
       if (ok) return result;
     }
     throw new Error(`${read.join(', ')} kept changing under ${TRIES} attempts`);

@@ -19,11 +19,17 @@ export class RedisListIndex implements ListIndex {
     return this.redis.redisKey(this.keyOf(account));
   }
 
+  async count(account: string): Promise<number> {
+    const key = this.#key(account);
+    return Number(await this.redis.send(['ZCARD', key], key));
+  }
+
   async page(account: string, offset: number, limit: number): Promise<IndexPage> {
     const key = this.#key(account);
+    // No range for a page of none (ZRANGE 0 -1 would be every member).
     const [total, uuids] = await Promise.all([
       this.redis.send(['ZCARD', key], key),
-      this.redis.send(['ZRANGE', key, String(offset), String(offset + limit - 1)], key),
+      limit > 0 ? this.redis.send(['ZRANGE', key, String(offset), String(offset + limit - 1)], key) : [],
     ]);
     return {
       total: Number(total),

@@ -91,7 +91,7 @@ export class RedisNative {
    * the slot to scan.
    */
   send(args: readonly string[], routingKey: string): Promise<unknown> {
-    return guarded(`redis ${args[0] ?? ''}`, this.text.timeoutMs, () => this.#sendNow(args, routingKey));
+    return guarded(`redis ${args[0] ?? ''}`, this.text, () => this.#sendNow(args, routingKey));
   }
 
   async #sendNow(args: readonly string[], routingKey: string | undefined): Promise<unknown> {
@@ -108,12 +108,12 @@ export class RedisNative {
 
   /** Every key matching `pattern` (SCAN's MATCH), on every master of a cluster. */
   async scan(pattern: string): Promise<string[]> {
-    const nodes = await guarded('redis SCAN', this.text.timeoutMs, () => this.adapter.getMasterNodes());
+    const nodes = await guarded('redis SCAN', this.text, () => this.adapter.getMasterNodes());
     const out: string[] = [];
     for (const node of nodes) {
       let cursor = '0';
       do {
-        const reply = (await guarded('redis SCAN', this.text.timeoutMs, () =>
+        const reply = (await guarded('redis SCAN', this.text, () =>
           node.sendCommand(['SCAN', cursor, 'MATCH', pattern, 'COUNT', '1000']),
         )) as [unknown, unknown[]];
         cursor = String(reply[0]);
@@ -128,7 +128,7 @@ export class RedisNative {
    * script text, and its hashing on the server, are not paid on every call.
    */
   script(script: string, keys: readonly string[], args: readonly string[]): Promise<unknown> {
-    return guarded('redis EVALSHA', this.text.timeoutMs, async () => {
+    return guarded('redis EVALSHA', this.text, async () => {
       const sha = sha1Of(script);
       try {
         return await this.#sendNow(['EVALSHA', sha, String(keys.length), ...keys, ...args], keys[0]);

@@ -16,8 +16,9 @@
  * version kept, or the new one) names them too. A region move copies every kept blob to the
  * new region before its commit and removes them from the old region after it.
  */
-import { type PendingDelivery, type Region, REGIONS, StorageUnavailableError } from '../model/index.js';
+import { type NewAuditEntry, type PendingDelivery, type Region, REGIONS, StorageUnavailableError } from '../model/index.js';
 import type { Atomic } from './atomic.js';
+import type { AuditStorage } from './audit-records.js';
 import { joinTail } from './blob-text.js';
 import { blobMadeAt, newBlobId, newEtag } from './ids.js';
 import type { KeyvTextStore } from './keyv-text-store.js';
@@ -35,6 +36,8 @@ export interface VersionsDeps {
   locks: Locks;
   /** Owner records, where keys are placed by account (a cluster); undefined elsewhere. */
   owners: SiloOwners | undefined;
+  /** Where a write's audit entry joins its commit. */
+  audit: Pick<AuditStorage, 'auditWrites'>;
 }
 
 type Versions = Pick<
@@ -77,15 +80,21 @@ function range(from: number, to: number): number[] {
 }
 
 export function createVersions(deps: VersionsDeps): Versions {
-  const { main, regions, keys, atomic, owners } = deps;
+  const { main, regions, keys, atomic, owners, audit } = deps;
   const headText = (head: SiloHead) => JSON.stringify(head);
   const keysOf = (silo: SiloRef): SiloKeys => keys.silo(silo.account, silo.file_uuid);
 
-  /** A write's webhook deliveries, recorded in its commit: the outbox entries and their index. */
-  const outboxOf = (account: string, outbox: readonly PendingDelivery[]): Pick<AtomicBatch, 'set' | 'indexAdd'> => ({
-    set: outbox.map((d) => [keys.delivery(account, d.id), JSON.stringify(d)]),
-    indexAdd: outbox.map((d) => [keys.outbox(account), d.due, d.id]),
-  });
+  /**
+   * A write's webhook deliveries and its audit entry, recorded in its commit: the outbox entries
+   * and their index, the entry and its indexes.
+   */
+  const outboxOf = (account: string, outbox: readonly PendingDelivery[], entry?: NewAuditEntry): Pick<AtomicBatch, 'set' | 'indexAdd'> => {
+    const recorded = audit.auditWrites(entry, 'silos');
+    return {
+      set: [...outbox.map((d): [string, string] => [keys.delivery(account, d.id), JSON.stringify(d)]), ...recorded.set],
+      indexAdd: [...outbox.map((d): [string, number, string] => [keys.outbox(account), d.due, d.id]), ...recorded.indexAdd],
+    };
+  };
 
   const heads = new ParsedRecords<SiloHead>();
 
@@ -216,14 +225,14 @@ export function createVersions(deps: VersionsDeps): Versions {
       return undefined;
     },
 
-    async createSilo(silo: NewSilo, text: string, outbox: readonly PendingDelivery[] = []): Promise<SiloHead> {
+    async createSilo(silo: NewSilo, text: string, outbox: readonly PendingDelivery[] = [], entry?: NewAuditEntry): Promise<SiloHead> {
       const head: SiloHead = { ...silo, version: 1, etag: newEtag(), blob: newBlobId(1), oldest: 1 };
       const { file_uuid: uuid } = head;
       const at = keysOf(head);
       const blobs = new BlobChanges(at);
       blobs.put(head.region_name, head.blob, text);
       await Promise.all([blobs.putBefore(), owners?.record(uuid, head.account)]);
-      const deliveries = outboxOf(head.account, outbox);
+      const deliveries = outboxOf(head.account, outbox, entry);
       const committed = await atomic.apply({
         expect: [[at.head, undefined]],
         set: [
@@ -233,7 +242,10 @@ export function createVersions(deps: VersionsDeps): Versions {
           ...deliveries.set,
         ],
         delete: [],
-        indexAdd: [[keys.index(head.account), -Date.parse(head.created_at), uuid], ...deliveries.indexAdd],
+        // The listing's entry after the deliveries' and the audit entry's: every commit that changes
+        // both the audit log and the listing (this one, a delete) reaches them in that order, so
+        // that stores which lock index rows as they go (PostgreSQL) never wait on each other in a cycle.
+        indexAdd: [...deliveries.indexAdd, [keys.index(head.account), -Date.parse(head.created_at), uuid]],
         indexRemove: [],
         joined: blobs.joined,
       });
@@ -250,6 +262,7 @@ export function createVersions(deps: VersionsDeps): Versions {
       keep: number,
       fence: HeldLock['fence'] = () => [],
       outbox: readonly PendingDelivery[] = [],
+      entry?: NewAuditEntry,
     ): Promise<SiloHead | undefined> {
       const started = Date.now();
       const uuid = current.file_uuid;
@@ -331,7 +344,7 @@ export function createVersions(deps: VersionsDeps): Versions {
       }
       blobs.remove(from, moving ? new Set([...renamed.keys(), ...freed, ...blobsOf(current)]) : freed);
 
-      const deliveries = outboxOf(current.account, outbox);
+      const deliveries = outboxOf(current.account, outbox, entry);
       const committed = await atomic.apply({
         expect: [[at.head, headText(current)], ...fence()],
         set: [
@@ -354,14 +367,14 @@ export function createVersions(deps: VersionsDeps): Versions {
       return head;
     },
 
-    async deleteSilo(current: SiloHead, fence: HeldLock['fence'] = () => [], outbox: readonly PendingDelivery[] = []): Promise<boolean> {
+    async deleteSilo(current: SiloHead, fence: HeldLock['fence'] = () => [], outbox: readonly PendingDelivery[] = [], entry?: NewAuditEntry): Promise<boolean> {
       const uuid = current.file_uuid;
       const at = keysOf(current);
       const kept = range(current.oldest, current.version);
       const entries = await getVersions(current, kept);
       const blobs = new BlobChanges(at);
       blobs.remove(current.region_name, new Set([...blobsOf(current), ...entries.flatMap((e) => (e ? blobsOf(e) : []))]));
-      const deliveries = outboxOf(current.account, outbox);
+      const deliveries = outboxOf(current.account, outbox, entry);
       const committed = await atomic.apply({
         expect: [[at.head, headText(current)], ...fence()],
         set: deliveries.set,

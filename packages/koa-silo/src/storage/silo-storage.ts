@@ -8,8 +8,9 @@
  * commit that names them and removed after the commit that stops naming them (versions.ts).
  */
 import type { Keyv } from 'keyv';
-import { REGIONS, type Account, type KeyType, type Region } from '../model/index.js';
+import { REGIONS, type Account, type KeyType, type NewAuditEntry, type Region } from '../model/index.js';
 import { atomicFor } from './atomic.js';
+import { createAuditRecords } from './audit-records.js';
 import { CasLeases, hasCompareAndSwap } from './cas-leases.js';
 import { KeyedMutex } from './keyed-mutex.js';
 import { storageIsEmpty } from './emptiness.js';
@@ -21,7 +22,7 @@ import { RedisListIndex } from './redis-list-index.js';
 import { RedisNative } from './redis-native.js';
 import { SiloOwners } from './silo-owners.js';
 import { sortedListIndexFor } from './sorted-list-index.js';
-import { DEFAULT_STORAGE_TIMEOUT_MS } from './storage-guard.js';
+import { DEFAULT_STORAGE_TIMEOUT_MS, type StorageObserver } from './storage-guard.js';
 import { storageKeys } from './storage-keys.js';
 import type { Locks, SiloStorage, StoredKey } from './types.js';
 import { createVersions } from './silo-records.js';
@@ -42,6 +43,8 @@ export interface StorageOptions {
   lockTiming?: Partial<LockTiming>;
   /** Receives errors that Keyv emits (they are also raised to the caller). Default: ignore. */
   onError?: StorageErrorListener;
+  /** Told of every storage call's time and failure (metrics). Default: none. */
+  observer?: StorageObserver;
 }
 
 export class UnsupportedStoreError extends TypeError {
@@ -66,7 +69,7 @@ export function createStorage(options: StorageOptions): SiloStorage {
     let store = stores.get(keyv);
     if (!store) {
       configureKeyv(keyv, onError);
-      store = new KeyvTextStore(keyv, timeoutMs);
+      store = new KeyvTextStore(keyv, timeoutMs, options.observer);
       stores.set(keyv, store);
     }
     return store;
@@ -82,7 +85,9 @@ export function createStorage(options: StorageOptions): SiloStorage {
   const indexOf = (keyOf: (account: string) => string) => (redis ? new RedisListIndex(redis, keyOf) : sortedListIndexFor(main, keyOf));
   const index = indexOf((account) => keys.index(account));
   const outbox = indexOf((account) => keys.outbox(account));
-  if (!atomic || !index || !outbox) throw new UnsupportedStoreError();
+  // The audit log's indexes are named by their whole key (audit-records.ts).
+  const auditIndex = indexOf((key) => key);
+  if (!atomic || !index || !outbox || !auditIndex) throw new UnsupportedStoreError();
   const timing = { ...DEFAULT_LOCK_TIMING, ...options.lockTiming };
   const adapter: unknown = main.keyv.store;
   const lockKey = (name: string) => keys.lock(name);
@@ -92,14 +97,16 @@ export function createStorage(options: StorageOptions): SiloStorage {
       ? new LeaseLocks(new CasLeases(adapter, main), lockKey, timing)
       : new KeyedMutex();
   const owners = keys.clustered ? new SiloOwners(main, keys) : undefined;
-  const versions = createVersions({ main, regions: regionStores, keys, atomic, locks, owners });
+  const audit = createAuditRecords({ main, keys, atomic, index: auditIndex });
+  const { auditWrites, ...auditRecords } = audit;
+  const versions = createVersions({ main, regions: regionStores, keys, atomic, locks, owners, audit });
 
   const readModifyWrite = readModifyWriteOf(main, atomic);
 
   /** A read-modify-write of a JSON list, committed only if the list is unchanged meanwhile; false when `decide` declines. */
   function changeList<T>(
     listKey: string,
-    decide: (list: T[], raw: string | undefined) => { set?: [string, string][]; delete?: string[] } | undefined,
+    decide: (list: T[], raw: string | undefined) => { set?: [string, string][]; delete?: string[]; indexAdd?: [string, number, string][] } | undefined,
   ): Promise<boolean> {
     return readModifyWrite([listKey], ([raw]) => {
       const plan = decide(parse<T[]>(raw) ?? [], raw);
@@ -166,37 +173,42 @@ export function createStorage(options: StorageOptions): SiloStorage {
       return parse<StoredKey[]>(await main.get(keys.keys(account))) ?? [];
     },
 
-    insertKey(key) {
+    insertKey(key, entry?: NewAuditEntry) {
       const listKey = keys.keys(key.account);
       return locks.withLock(listKey, () =>
         changeList<StoredKey>(listKey, (list) => {
           if (list.some((k) => k.type === key.type && k.name === key.name)) return undefined;
+          const recorded = auditWrites(entry, 'directory');
           return {
             set: [
               [keys.key(key.hash), JSON.stringify(key)],
               [listKey, JSON.stringify([...list, key])],
+              ...recorded.set,
             ],
+            indexAdd: recorded.indexAdd,
           };
         }),
       );
     },
 
-    removeKey(account: string, type: KeyType, name: string) {
+    removeKey(account: string, type: KeyType, name: string, entry?: NewAuditEntry) {
       const listKey = keys.keys(account);
       return locks.withLock(listKey, async () => {
         let found: StoredKey | undefined;
         await changeList<StoredKey>(listKey, (list) => {
           found = list.find((k) => k.type === type && k.name === name);
           if (!found) return undefined;
-          return { set: [[listKey, JSON.stringify(list.filter((k) => k !== found))]], delete: [keys.key(found.hash)] };
+          const recorded = auditWrites(entry, 'directory');
+          return { set: [[listKey, JSON.stringify(list.filter((k) => k !== found))], ...recorded.set], delete: [keys.key(found.hash)], indexAdd: recorded.indexAdd };
         });
         return found;
       });
     },
 
     ...versions,
-    ...createWebhookRecords({ main, keys, atomic, outbox }),
-    ...createConsoleRecords({ main, keys, readModifyWrite }),
+    ...createWebhookRecords({ main, keys, atomic, outbox, audit }),
+    ...createConsoleRecords({ main, keys, readModifyWrite, audit }),
+    ...auditRecords,
 
     importSilo: createImportSilo({ main, regions: regionStores, keys, atomic, owners }),
 

@@ -42,7 +42,12 @@ export class SortedListIndex implements ListIndex {
   ) {}
 
   #call<T>(what: string, op: () => Promise<T> | T): Promise<T> {
-    return guarded(`sortedIndex.${what}`, this.store.timeoutMs, async () => op());
+    return guarded(`sortedIndex.${what}`, this.store, async () => op());
+  }
+
+  count(account: string): Promise<number> {
+    const key = this.store.keyvKey(this.keyOf(account));
+    return this.#call('count', () => this.index.count(key));
   }
 
   async page(account: string, offset: number, limit: number): Promise<IndexPage> {

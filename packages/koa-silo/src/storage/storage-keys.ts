@@ -21,6 +21,10 @@
  *   <p>:user:<name>             a console user (StoredUser JSON: the password's scrypt hash)
  *   <p>:users                   JSON array of console user names
  *   <p>:session:<sha256 hex>    a console session, by the hash of its token
+ *   <p>:audit:<account>         sorted index of the account's audit entries, newest first (audit-records.ts)
+ *   <p>:audit-silo:<account>:<uuid>    ... of one silo's entries
+ *   <p>:audit-actor:<account>:<actor>  ... of one actor name's entries
+ *   <p>:audit-entry:<account>:<id>     one audit entry (written in the commit of the action it records)
  * Region store of region R:
  *   <p>:blob:<R>:<uuid>:<blob>  the exact JSON text of one version's file_data (immutable)
  *
@@ -29,9 +33,14 @@
  * and everything of one account's silos (heads, history, listing index, write locks, blobs) shares
  * the account's tag `{a:<account>}`, placed right after the prefix:
  *   <p>:{d}:account:<name>, <p>:{d}:accounts, <p>:{d}:key:<hash>, <p>:{d}:keys:<account>,
- *   <p>:{d}:webhooks:<account>, <p>:{d}:hooked, <p>:{d}:user:<name>, <p>:{d}:users
+ *   <p>:{d}:webhooks:<account>, <p>:{d}:hooked, <p>:{d}:user:<name>, <p>:{d}:users,
+ *   <p>:{d}:session:<hash> (a sign-in commits its session with its audit entry)
  *   <p>:{a:<account>}:head:<uuid>, ...:ver:<uuid>:<v>, ...:index, ...:blob:<R>:<uuid>:<blob>,
  *   ...:outbox, ...:delivery:<id>, ...:deliveries:<webhook>
+ * The audit log has two parts there, one per slot, each with its own indexes and entries: the
+ * entries of silo writes in the account's slot (...:audit, ...:audit-silo:<uuid>,
+ * ...:audit-actor:<actor>, ...:audit-entry:<id>), those of keys, webhooks, users and sign-ins in the
+ * directory's (<p>:{d}:audit:<account>, ...); a listing merges the two. Elsewhere both are one.
  *   <p>:lock:{a:<account>}:<uuid>  a silo's write lock (in the account's slot, for the commit's fence)
  *   <p>:owner:<uuid>            the account that owns a silo (for reads by uuid alone)
  * A cluster spreads accounts over its nodes; one account's silos live on one node.
@@ -76,6 +85,23 @@ export interface StorageKeys {
   session(hash: string): string;
   /** How to find every blob of `region` (for the orphan sweep). */
   blobs(region: Region): BlobKeys;
+  /** The audit log of `account` (see above). */
+  audit(account: string): AuditKeys;
+}
+
+/** One part of an account's audit log: its index, an index per actor name, its entries. */
+export interface AuditShard {
+  readonly index: string;
+  actor(name: string): string;
+  entry(id: string): string;
+}
+
+/** An account's audit log: the part silo writes commit with, the part the directory's records do, one index per silo. */
+export interface AuditKeys {
+  readonly silos: AuditShard;
+  readonly directory: AuditShard;
+  /** The index of one silo's entries (in the silos' part). */
+  silo(uuid: string): string;
 }
 
 /**
@@ -129,7 +155,20 @@ export function storageKeys(prefix: string = DEFAULT_PREFIX, clustered = false):
     deliveries: (account, webhook) => (clustered ? `${of(account)}deliveries:${webhook}` : `${prefix}:deliveries:${enc(account)}:${webhook}`),
     user: (name) => `${dir}user:${enc(name)}`,
     users: () => `${dir}users`,
-    session: (hash) => `${prefix}:session:${hash}`,
+    session: (hash) => `${dir}session:${hash}`,
+    audit(account) {
+      const a = enc(account);
+      const shard = (at: string, tail: string): AuditShard => ({
+        index: `${at}audit${tail}`,
+        actor: (name) => `${at}audit-actor${tail}:${enc(name)}`,
+        entry: (id) => `${at}audit-entry${tail}:${id}`,
+      });
+      if (!clustered) {
+        const one = shard(prefix_, `:${a}`);
+        return { silos: one, directory: one, silo: (uuid) => `${prefix_}audit-silo:${a}:${uuid}` };
+      }
+      return { silos: shard(of(account), ''), directory: shard(dir, `:${a}`), silo: (uuid) => `${of(account)}audit-silo:${uuid}` };
+    },
     blobs(region) {
       if (!clustered) {
         // The account does not place keys here: any name reads the silo.

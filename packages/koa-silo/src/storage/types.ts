@@ -2,7 +2,7 @@
  * What the storage facade stores and the capabilities it offers the service layer.
  * The service layer composes these into the contract's rules; nothing here knows those rules.
  */
-import type { Account, ConsoleSession, DeliveryAttempt, KeyInfo, PendingDelivery, Region, SiloRecord, StoredUser, StoredWebhook, VersionInfo } from '../model/index.js';
+import type { Account, AuditEntry, ConsoleSession, DeliveryAttempt, KeyInfo, NewAuditEntry, PendingDelivery, Region, SiloRecord, StoredUser, StoredWebhook, VersionInfo } from '../model/index.js';
 
 /** A key as stored: its public facts plus the SHA-256 (hex) of its value. Never the value. */
 export interface StoredKey extends KeyInfo {
@@ -46,6 +46,8 @@ export interface IndexPage {
 export interface ListIndex {
   /** `offset` entries skipped, at most `limit` returned. */
   page(account: string, offset: number, limit: number): Promise<IndexPage>;
+  /** How many entries the index holds (one count, no member read). */
+  count(account: string): Promise<number>;
 }
 
 /** Mutual exclusion by name, for read-modify-write sequences. */
@@ -151,12 +153,12 @@ export interface SweepReport {
 /** The webhooks, their outbox and delivery attempts, as storage keeps them (webhook-records.ts). */
 export interface WebhookRecords {
   listWebhooks(account: string): Promise<StoredWebhook[]>;
-  /** Adds `hook` unless its account has `max` already; false then. */
-  insertWebhook(hook: StoredWebhook, max: number): Promise<boolean>;
+  /** Adds `hook` unless its account has `max` already; false then. `audit` is committed with it. */
+  insertWebhook(hook: StoredWebhook, max: number, audit?: NewAuditEntry): Promise<boolean>;
   /** Applies `change` to the account's webhook `id`; undefined when there is none. */
   updateWebhook(account: string, id: string, change: (hook: StoredWebhook) => StoredWebhook): Promise<StoredWebhook | undefined>;
-  /** Removes the webhook, its pending deliveries stay until the worker meets them (and drops them). */
-  removeWebhook(account: string, id: string): Promise<StoredWebhook | undefined>;
+  /** Removes the webhook, its pending deliveries stay until the worker meets them (and drops them). `audit` is committed with it. */
+  removeWebhook(account: string, id: string, audit?: NewAuditEntry): Promise<StoredWebhook | undefined>;
   /** Accounts with webhooks, or pending deliveries of removed ones (the worker's round). */
   hookedAccounts(): Promise<string[]>;
   /** Takes the account off the worker's round if it has no webhook (its outbox is empty: the caller checked). */
@@ -171,21 +173,48 @@ export interface WebhookRecords {
   /** Appends an attempt to the webhook's list (the newest ATTEMPTS_KEPT are kept). */
   recordAttempt(account: string, webhook: string, attempt: DeliveryAttempt): Promise<void>;
   listAttempts(account: string, webhook: string): Promise<DeliveryAttempt[]>;
+  /** How many deliveries the account's outbox holds (one count). */
+  outboxSize(account: string): Promise<number>;
 }
 
 /** Console users and sessions, as storage keeps them (console-records.ts). */
 export interface ConsoleRecords {
   getUser(name: string): Promise<StoredUser | undefined>;
-  /** Stores the user unless one of that name exists; false when it does. */
-  insertUser(user: StoredUser): Promise<boolean>;
-  removeUser(name: string): Promise<StoredUser | undefined>;
+  /** Stores the user unless one of that name exists; false when it does. `audit` is committed with it. */
+  insertUser(user: StoredUser, audit?: NewAuditEntry): Promise<boolean>;
+  /** Removes the user; `audit` (made from the user removed) is committed with it. */
+  removeUser(name: string, audit?: (user: StoredUser) => NewAuditEntry): Promise<StoredUser | undefined>;
   listUsers(): Promise<StoredUser[]>;
   getSession(hash: string): Promise<ConsoleSession | undefined>;
-  putSession(hash: string, session: ConsoleSession): Promise<void>;
-  deleteSession(hash: string): Promise<void>;
+  /** Stores a session; `audit` (a sign-in) is committed with it. */
+  putSession(hash: string, session: ConsoleSession, audit?: NewAuditEntry): Promise<void>;
+  /** Removes a session; `audit` (a sign-out, made from the session removed) is committed with it, only when there was one. */
+  deleteSession(hash: string, audit?: (session: ConsoleSession) => NewAuditEntry): Promise<void>;
 }
 
-export interface SiloStorage extends WebhookRecords, ConsoleRecords {
+/** What a listing of an account's audit log asks storage for. */
+export interface AuditListing {
+  offset: number;
+  limit: number;
+  /** Entries at or after this time (epoch ms). */
+  since?: number;
+  silo?: string;
+  actor?: string;
+}
+
+/** The audit log, as storage keeps it (audit-records.ts); the entries of actions are written by their commits. */
+export interface AuditRecords {
+  /** One entry in a commit of its own (a failed sign-in, an import: actions that commit nothing else). */
+  appendAudit(entry: NewAuditEntry): Promise<AuditEntry>;
+  /** The account's entries, newest first, and how many match. */
+  listAudit(account: string, query: AuditListing): Promise<{ total: number; entries: AuditEntry[] }>;
+  /** Removes up to `max` of the account's entries older than `before` (epoch ms); how many went. */
+  pruneAudit(account: string, before: number, max?: number): Promise<number>;
+  /** Writes entries exactly as given (ids, times): an import. Throws when one exists. */
+  importAudit(entries: readonly AuditEntry[]): Promise<void>;
+}
+
+export interface SiloStorage extends WebhookRecords, ConsoleRecords, AuditRecords {
   readonly coordination: Coordination;
   readonly locks: Locks;
   readonly index: ListIndex;
@@ -204,10 +233,10 @@ export interface SiloStorage extends WebhookRecords, ConsoleRecords {
 
   getKeyByHash(hash: string): Promise<StoredKey | undefined>;
   listKeys(account: string): Promise<StoredKey[]>;
-  /** Stores the key unless its account has a key of that type and name; false when it does. Atomic. */
-  insertKey(key: StoredKey): Promise<boolean>;
-  /** Removes the key of that account, type and name and returns it; undefined when none. Atomic. */
-  removeKey(account: string, type: KeyInfo['type'], name: string): Promise<StoredKey | undefined>;
+  /** Stores the key unless its account has a key of that type and name; false when it does. Atomic, with `audit`. */
+  insertKey(key: StoredKey, audit?: NewAuditEntry): Promise<boolean>;
+  /** Removes the key of that account, type and name and returns it; undefined when none. Atomic, with `audit`. */
+  removeKey(account: string, type: KeyInfo['type'], name: string, audit?: NewAuditEntry): Promise<StoredKey | undefined>;
 
   /**
    * The committed head of a silo (what every read goes through). With `account`, only a silo of
@@ -229,8 +258,8 @@ export interface SiloStorage extends WebhookRecords, ConsoleRecords {
    */
   readData(head: SiloHead): Promise<{ head: SiloHead; text: string } | undefined>;
 
-  /** Writes version 1 of a new silo and lists it (and records `outbox`'s webhook deliveries), as one commit. */
-  createSilo(silo: NewSilo, text: string, outbox?: readonly PendingDelivery[]): Promise<SiloHead>;
+  /** Writes version 1 of a new silo and lists it (and records `outbox`'s webhook deliveries and the `audit` entry), as one commit. */
+  createSilo(silo: NewSilo, text: string, outbox?: readonly PendingDelivery[], audit?: NewAuditEntry): Promise<SiloHead>;
   /**
    * Commits the version after `current`, keeping `keep` versions (the new one included) and
    * moving the whole history when the region changes. Undefined when `current` was no longer
@@ -242,6 +271,7 @@ export interface SiloStorage extends WebhookRecords, ConsoleRecords {
     keep: number,
     fence?: HeldLock['fence'],
     outbox?: readonly PendingDelivery[],
+    audit?: NewAuditEntry,
   ): Promise<SiloHead | undefined>;
   /**
    * Writes a silo with its kept history exactly as given (uuid, versions `oldest` to `version`,
@@ -250,7 +280,7 @@ export interface SiloStorage extends WebhookRecords, ConsoleRecords {
    */
   importSilo(silo: ImportedSilo, versions: ImportedVersion[]): Promise<SiloHead>;
   /** Removes the silo, its history and its listing entry as one commit; false as writeVersion. */
-  deleteSilo(current: SiloHead, fence?: HeldLock['fence'], outbox?: readonly PendingDelivery[]): Promise<boolean>;
+  deleteSilo(current: SiloHead, fence?: HeldLock['fence'], outbox?: readonly PendingDelivery[], audit?: NewAuditEntry): Promise<boolean>;
 
   /** Removes blobs that no committed version names (left by a crash), older than `graceMs`. */
   sweep(graceMs?: number): Promise<SweepReport>;

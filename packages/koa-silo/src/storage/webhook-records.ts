@@ -11,6 +11,7 @@
 import { parseOr } from './stored-json.js';
 import type { DeliveryAttempt, PendingDelivery, StoredWebhook } from '../model/index.js';
 import type { Atomic } from './atomic.js';
+import type { AuditStorage } from './audit-records.js';
 import type { KeyvTextStore } from './keyv-text-store.js';
 import type { StorageKeys } from './storage-keys.js';
 import { readModifyWriteOf } from './read-modify-write.js';
@@ -25,9 +26,11 @@ interface Deps {
   keys: StorageKeys;
   atomic: Atomic;
   outbox: ListIndex;
+  /** Where a change's audit entry joins its commit. */
+  audit: Pick<AuditStorage, 'auditWrites'>;
 }
 
-export function createWebhookRecords({ main, keys, atomic, outbox }: Deps): WebhookRecords {
+export function createWebhookRecords({ main, keys, atomic, outbox, audit }: Deps): WebhookRecords {
   const readModifyWrite = readModifyWriteOf(main, atomic);
 
   const hooksOf = (text: string | undefined) => parseOr<StoredWebhook[]>(text, []);
@@ -37,18 +40,21 @@ export function createWebhookRecords({ main, keys, atomic, outbox }: Deps): Webh
       return hooksOf(await main.get(keys.webhooks(account)));
     },
 
-    insertWebhook(hook, max) {
+    insertWebhook(hook, max, entry) {
       const listKey = keys.webhooks(hook.account);
       return readModifyWrite([listKey, keys.hooked()], ([list, hooked]) => {
         const hooks = hooksOf(list);
         if (hooks.length >= max) return { result: false };
         const accounts = parseOr<string[]>(hooked, []);
+        const recorded = audit.auditWrites(entry, 'directory');
         return {
           result: true,
           set: [
             [listKey, JSON.stringify([...hooks, hook])],
             ...(accounts.includes(hook.account) ? [] : [[keys.hooked(), JSON.stringify([...accounts, hook.account])] as [string, string]]),
+            ...recorded.set,
           ],
+          indexAdd: recorded.indexAdd,
         };
       });
     },
@@ -65,14 +71,15 @@ export function createWebhookRecords({ main, keys, atomic, outbox }: Deps): Webh
       });
     },
 
-    removeWebhook(account, id) {
+    removeWebhook(account, id, entry) {
       const listKey = keys.webhooks(account);
       return readModifyWrite([listKey], ([list]) => {
         const hooks = hooksOf(list);
         const found = hooks.find((h) => h.id === id);
         if (!found) return { result: undefined };
+        const recorded = audit.auditWrites(entry, 'directory');
         // The account stays on the worker's round until the worker has dropped its pending deliveries.
-        return { result: found, set: [[listKey, JSON.stringify(hooks.filter((h) => h !== found))]] };
+        return { result: found, set: [[listKey, JSON.stringify(hooks.filter((h) => h !== found))], ...recorded.set], indexAdd: recorded.indexAdd };
       });
     },
 
@@ -117,5 +124,7 @@ export function createWebhookRecords({ main, keys, atomic, outbox }: Deps): Webh
     async listAttempts(account, webhook) {
       return parseOr<DeliveryAttempt[]>(await main.get(keys.deliveries(account, webhook)), []);
     },
+
+    outboxSize: (account) => outbox.count(account),
   };
 }

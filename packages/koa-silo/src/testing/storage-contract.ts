@@ -232,8 +232,10 @@ export function storageContract(name: string, makeKeyv: MakeKeyv, options: Stora
         expect(pages[3]!.silos).toEqual([]);
         expect(pages[0]!.metadata).toEqual({ total_items: 7, per_page: 3, page_no: 1 });
         expect(Object.keys(pages[0]!.silos[0]!).sort()).toEqual(
-          ['created_at', 'file_name', 'file_uuid', 'is_public', 'region_name', 'updated_at', 'version'],
+          ['created_at', 'file_name', 'file_uuid', 'is_public', 'region_name', 'size', 'updated_at', 'version'],
         );
+        // The size of the stored data ({}), as the head holds it: no data store read.
+        expect(pages[0]!.silos[0]!.size).toBe(2);
         expect((await silos.list(ACCOUNT_B, 1, 25)).metadata.total_items).toBe(0);
       });
 
@@ -519,6 +521,91 @@ export function storageContract(name: string, makeKeyv: MakeKeyv, options: Stora
         const results = await Promise.allSettled(Array.from({ length: 10 }, () => accounts.createAccount('racer')));
         expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
         expect((await accounts.listAccounts()).map((a) => a.name)).toEqual(['racer']);
+      });
+    });
+
+    describe('audit log', () => {
+      const by = (name: string) => ({ actor: { type: 'manage' as const, name }, address: '192.0.2.1' });
+
+      it('commits one entry with each action, lists them newest first, filters by silo, actor and time', async () => {
+        const { storage } = await setup('separate');
+        const { silos, accounts } = await withAccounts(storage);
+        const made = await silos.create(ACCOUNT_A, { file_name: 'a', file_data: [{ n: 1 }] }, by('one'));
+        await silos.update(ACCOUNT_A, made.file_uuid, { file_name: 'b' }, undefined, by('two'));
+        await silos.update(ACCOUNT_A, made.file_uuid, { region_name: 'sg-01-api' }, undefined, by('one'));
+        await accounts.createKey({ account: ACCOUNT_A, type: 'access', name: 'k' }, by('two'));
+        await accounts.revokeKey({ account: ACCOUNT_A, type: 'access', name: 'k', confirm: 'k' }, by('one'));
+        const other = await silos.create(ACCOUNT_B, { file_name: 'b', file_data: {} }, by('one'));
+        await silos.delete(ACCOUNT_A, made.file_uuid, undefined, by('two'));
+        const all = await storage.listAudit(ACCOUNT_A, { offset: 0, limit: 100 });
+        expect(all.total).toBe(6);
+        expect(all.entries.map((e) => [e.action, e.actor.name, e.version ?? null, e.subject ?? null])).toEqual([
+          ['silo.delete', 'two', 3, null],
+          ['key.revoke', 'one', null, 'access:k'],
+          ['key.create', 'two', null, 'access:k'],
+          ['silo.move', 'one', 3, 'sg-01-api'],
+          ['silo.update', 'two', 2, null],
+          ['silo.create', 'one', 1, null],
+        ]);
+        expect(all.entries.every((e) => e.account === ACCOUNT_A && e.address === '192.0.2.1' && e.outcome === 'success')).toBe(true);
+        // Pages of one, merged in the same order (on a cluster, from the account's two parts).
+        const pages = await Promise.all(all.entries.map((_, i) => storage.listAudit(ACCOUNT_A, { offset: i, limit: 1 })));
+        expect(pages.map((p) => p.entries[0]!.id)).toEqual(all.entries.map((e) => e.id));
+        expect((await storage.listAudit(ACCOUNT_A, { offset: 2, limit: 3 })).entries.map((e) => e.id)).toEqual(all.entries.slice(2, 5).map((e) => e.id));
+        const ofSilo = await storage.listAudit(ACCOUNT_A, { offset: 0, limit: 100, silo: made.file_uuid });
+        expect(ofSilo.entries.map((e) => e.action)).toEqual(['silo.delete', 'silo.move', 'silo.update', 'silo.create']);
+        const ofOne = await storage.listAudit(ACCOUNT_A, { offset: 0, limit: 100, actor: 'one' });
+        expect(ofOne.entries.map((e) => e.action)).toEqual(['key.revoke', 'silo.move', 'silo.create']);
+        expect((await storage.listAudit(ACCOUNT_A, { offset: 0, limit: 100, actor: 'one', silo: made.file_uuid })).entries.map((e) => e.action)).toEqual(['silo.move', 'silo.create']);
+        const since = Date.parse(all.entries[2]!.time);
+        const recent = await storage.listAudit(ACCOUNT_A, { offset: 0, limit: 100, since });
+        expect(recent.entries.map((e) => e.id)).toEqual(all.entries.filter((e) => Date.parse(e.time) >= since).map((e) => e.id));
+        expect((await storage.listAudit(ACCOUNT_B, { offset: 0, limit: 100 })).entries.map((e) => [e.action, e.file_uuid])).toEqual([['silo.create', other.file_uuid]]);
+        expect((await storage.listAudit(ACCOUNT_B, { offset: 0, limit: 100, silo: made.file_uuid })).total).toBe(0);
+      });
+
+      it('writes no entry for a write that did not commit, one for each of many concurrent ones', async () => {
+        const { storage } = await setup();
+        const { silos } = await withAccounts(storage);
+        const made = await silos.create(ACCOUNT_A, { file_name: 'c', file_data: [] }, by('w'));
+        await expect(silos.update(ACCOUNT_A, made.file_uuid, { file_name: 'x' }, ['nope'], by('w'))).rejects.toBeInstanceOf(PreconditionFailedError);
+        const results = await Promise.allSettled(
+          Array.from({ length: 20 }, (_, i) => silos.patch(ACCOUNT_A, made.file_uuid, { type: 'json-patch', text: JSON.stringify([{ op: 'add', path: '/file_data/-', value: { i } }]) }, undefined, by('w'))),
+        );
+        expect(results.every((r) => r.status === 'fulfilled')).toBe(true);
+        const { entries, total } = await storage.listAudit(ACCOUNT_A, { offset: 0, limit: 100, silo: made.file_uuid });
+        expect(total).toBe(21);
+        expect(entries.map((e) => e.version).sort((a, b) => a! - b!)).toEqual(Array.from({ length: 21 }, (_, i) => i + 1));
+      });
+
+      it('prunes what is older than the cut, from every index; imports entries exactly as given', async () => {
+        const { storage } = await setup();
+        const day = 86_400_000;
+        const at = (d: number) => new Date(Date.now() - d * day).toISOString();
+        const entry = (d: number, action: 'silo.update' | 'key.create', actor: string) => ({
+          account: ACCOUNT_A,
+          time: at(d),
+          action,
+          actor: { type: 'manage' as const, name: actor },
+          address: null,
+          outcome: 'success' as const,
+          ...(action === 'silo.update' ? { file_uuid: '00000000-0000-4000-8000-0000000000aa', version: d } : {}),
+        });
+        for (const [d, action, actor] of [[40, 'silo.update', 'old'], [35, 'key.create', 'old'], [20, 'silo.update', 'new'], [1, 'key.create', 'new']] as const) {
+          await storage.appendAudit(entry(d, action, actor));
+        }
+        expect(await storage.pruneAudit(ACCOUNT_A, Date.now() - 30 * day)).toBe(2);
+        const left = await storage.listAudit(ACCOUNT_A, { offset: 0, limit: 100 });
+        expect(left.entries.map((e) => e.actor.name)).toEqual(['new', 'new']);
+        expect((await storage.listAudit(ACCOUNT_A, { offset: 0, limit: 100, actor: 'old' })).total).toBe(0);
+        expect((await storage.listAudit(ACCOUNT_A, { offset: 0, limit: 100, silo: '00000000-0000-4000-8000-0000000000aa' })).total).toBe(1);
+        // Into another storage, as an import writes them: same ids, same order; again is refused.
+        const target = (await setup()).storage;
+        await target.importAudit(left.entries);
+        expect((await target.listAudit(ACCOUNT_A, { offset: 0, limit: 100 })).entries).toEqual(left.entries);
+        await expect(target.importAudit(left.entries.slice(0, 1))).rejects.toThrow();
+        expect(await target.pruneAudit(ACCOUNT_A, Number.POSITIVE_INFINITY)).toBe(2);
+        expect((await target.listAudit(ACCOUNT_A, { offset: 0, limit: 100 })).total).toBe(0);
       });
     });
 

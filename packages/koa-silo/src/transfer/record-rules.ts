@@ -102,7 +102,9 @@ export function recordRules(options: RecordRuleOptions = {}): RecordRules {
     key(key) {
       const badName = keyNameProblem(key.name);
       if (badName) return `key name ${JSON.stringify(key.name)}: ${badName}`;
-      if (key.type === 'access' && (key.duration !== undefined || key.expires_at !== undefined)) return 'an access key with a duration or expiry (access keys do not expire)';
+      if (key.type === 'access' && (key.duration === undefined) !== (key.expires_at === undefined)) {
+        return 'an access key with a duration or expiry but not both (an access key has either both or neither)';
+      }
       if (key.type === 'manage' && key.silos !== undefined) return 'a manage key scoped to silos (only access keys are)';
       if (key.silos !== undefined) {
         const badSilos = uuidsProblem('the key', key.silos, 1, MAX_KEY_SILOS);

@@ -4,7 +4,7 @@
  * crash right after the write's answer still delivers). No HTTP here; the worker delivers.
  */
 import { randomBytes } from 'node:crypto';
-import { type Clock, type DeliveryAttempt, isoTime, NotFoundError, type PendingDelivery, type SiloEvent, type StoredWebhook, systemClock, ValidationError, type ValidationIssue, type WebhookEventType, type WebhookInfo } from '../model/index.js';
+import { type AuditActor, auditEntryOf, type AuditSource, type Clock, type DeliveryAttempt, PROGRAM_ACTOR, isoTime, NotFoundError, type PendingDelivery, type SiloEvent, type StoredWebhook, systemClock, ValidationError, type ValidationIssue, type WebhookEventType, type WebhookInfo } from '../model/index.js';
 import { canonicalUuid } from '../service/silo-ids.js';
 import type { SiloStorage } from '../storage/index.js';
 import { bareHostname, BlockedAddressError, REFUSED_RULE, resolveDeliveryAddress, webhookUrlProblem, type GuardOptions } from './address-guard.js';
@@ -21,11 +21,16 @@ export interface WebhookService {
    * 422 for a refused URL, a listed silo that is not the account's, or over `maxPerAccount`; the
    * answer holds the secret, this once.
    */
-  create(account: string, input: CreateWebhookInput): Promise<WebhookInfo & { secret: string }>;
+  create(account: string, input: CreateWebhookInput, by?: AuditSource): Promise<WebhookInfo & { secret: string }>;
   list(account: string): Promise<WebhookInfo[]>;
   /** 404 when the account has no such webhook. */
-  remove(account: string, id: string): Promise<void>;
+  remove(account: string, id: string, by?: AuditSource): Promise<void>;
   deliveries(account: string, id: string): Promise<DeliveryAttempt[]>;
+  /**
+   * Makes the webhook's deliveries that wait for a retry due now (the worker attempts them within
+   * its poll interval); one being attempted is left alone. Resolves to how many. 404 as `remove`.
+   */
+  retryNow(account: string, id: string): Promise<number>;
   /** The deliveries a write reported by `event` owes (for its commit). */
   outboxFor(event: SiloEvent): Promise<PendingDelivery[]>;
 }
@@ -34,10 +39,15 @@ export interface WebhookService {
 export interface WebhookServiceOptions extends GuardOptions {
   maxPerAccount: number;
   now?: Clock;
+  /** Who a change without an AuditSource acts as in the audit log. Default: the programmatic API's actor. */
+  actor?: AuditActor;
 }
 
 /** How long a create waits for DNS to check the URL's addresses. */
 const CREATE_DNS_MS = 2000;
+
+/** Pending deliveries of an account a retry-now looks through (its outbox, soonest first). */
+const RETRY_SCAN = 1000;
 
 /** How long another instance's webhook change may take to reach this instance's writes. */
 const CACHE_MS = 1000;
@@ -92,6 +102,7 @@ function infoOf(hook: StoredWebhook): WebhookInfo {
 
 export function createWebhookService(storage: SiloStorage, options: WebhookServiceOptions): WebhookService {
   const now = options.now ?? systemClock;
+  const programmatic: AuditSource = { actor: options.actor ?? PROGRAM_ACTOR, address: null };
   /** Each account's webhooks as writes last read them, and when. */
   const cache = new Map<string, { at: number; hooks: Promise<StoredWebhook[]> }>();
 
@@ -112,7 +123,7 @@ export function createWebhookService(storage: SiloStorage, options: WebhookServi
   }
 
   return {
-    async create(account, input) {
+    async create(account, input, by = programmatic) {
       const silos = input.silos?.map((uuid) => uuid.toLowerCase());
       const [problem, foreign] = await Promise.all([
         webhookUrlProblem(input.url, options) ?? resolvedProblem(input.url, options),
@@ -131,7 +142,8 @@ export function createWebhookService(storage: SiloStorage, options: WebhookServi
         account,
         secret: newWebhookSecret(),
       };
-      if (!(await storage.insertWebhook(hook, options.maxPerAccount))) {
+      const entry = auditEntryOf('webhook.create', account, by, hook.created_at, undefined, hook.id);
+      if (!(await storage.insertWebhook(hook, options.maxPerAccount, entry))) {
         throw new ValidationError([
           { loc: ['body'], msg: `An account may have at most ${options.maxPerAccount} webhooks: delete one first`, type: 'too_many_webhooks' },
         ]);
@@ -144,14 +156,27 @@ export function createWebhookService(storage: SiloStorage, options: WebhookServi
       return (await storage.listWebhooks(account)).map(infoOf);
     },
 
-    async remove(account, id) {
-      if (!(await storage.removeWebhook(account, id))) throw new NotFoundError('No webhook with this id');
+    async remove(account, id, by = programmatic) {
+      const entry = auditEntryOf('webhook.delete', account, by, isoTime(now()), undefined, id);
+      if (!(await storage.removeWebhook(account, id, entry))) throw new NotFoundError('No webhook with this id');
       cache.delete(account);
     },
 
     async deliveries(account, id) {
       await owned(account, id);
       return storage.listAttempts(account, id);
+    },
+
+    async retryNow(account, id) {
+      await owned(account, id);
+      const at = now();
+      let rescheduled = 0;
+      for (const { delivery, text } of await storage.pendingDeliveries(account, RETRY_SCAN)) {
+        if (delivery.webhook !== id || delivery.claimed || delivery.due <= at) continue;
+        // Compare-and-swap on the entry as read: a worker that claimed it meanwhile wins.
+        if (await storage.replaceDelivery(account, delivery.id, text, { ...delivery, due: at })) rescheduled++;
+      }
+      return rescheduled;
     },
 
     async outboxFor(event) {

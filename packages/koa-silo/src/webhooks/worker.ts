@@ -26,6 +26,8 @@ export interface WorkerOptions {
   timing: DeliveryTiming;
   logger: SiloLogger;
   now?: () => number;
+  /** Told of each attempt's outcome (metrics), and of deliveries dropped because their webhook is gone. */
+  onOutcome?: (outcome: DeliveryAttempt['outcome'] | 'dropped') => void;
 }
 
 export interface DeliveryWorker {
@@ -64,10 +66,10 @@ export function startDeliveryWorker(options: WorkerOptions): DeliveryWorker {
         const hook = hooks.get(delivery.webhook);
         if (!hook || hook.disabled) {
           // Its webhook was removed or disabled: nothing will ever deliver it.
-          await storage.replaceDelivery(account, delivery.id, text, undefined);
+          if (await storage.replaceDelivery(account, delivery.id, text, undefined)) options.onOutcome?.('dropped');
           continue;
         }
-        const claim: PendingDelivery = { ...delivery, due: at + timing.timeoutMs + CLAIM_SLACK_MS };
+        const claim: PendingDelivery = { ...delivery, due: at + timing.timeoutMs + CLAIM_SLACK_MS, claimed: true };
         if (await storage.replaceDelivery(account, delivery.id, text, claim)) claimed.push({ delivery, text: JSON.stringify(claim), hook });
       }
     }
@@ -82,7 +84,9 @@ export function startDeliveryWorker(options: WorkerOptions): DeliveryWorker {
     const attempts = delivery.attempts + 1;
     const at = now();
     const givenUp = !outcome.ok && at - delivery.created_at >= timing.giveUpAfterMs;
-    const next = outcome.ok || givenUp ? undefined : { ...delivery, attempts, due: at + backoffMs(attempts, timing) };
+    // (A claim that lapsed and was taken again carries its old mark: the next entry is unclaimed.)
+    const { claimed: _claimed, ...waiting } = delivery;
+    const next = outcome.ok || givenUp ? undefined : { ...waiting, attempts, due: at + backoffMs(attempts, timing) };
     // Only if the claim still holds: a claim that lapsed was taken by another instance.
     await storage.replaceDelivery(delivery.account, delivery.id, text, next);
     const record: DeliveryAttempt = {
@@ -95,6 +99,7 @@ export function startDeliveryWorker(options: WorkerOptions): DeliveryWorker {
       duration_ms: Math.round(outcome.durationMs),
       outcome: outcome.ok ? 'delivered' : givenUp ? 'given up' : 'retrying',
     };
+    options.onOutcome?.(record.outcome);
     await storage.recordAttempt(delivery.account, hook.id, record);
     await storage.updateWebhook(delivery.account, hook.id, (h) => {
       if (outcome.ok) return { ...h, failing_since: null };

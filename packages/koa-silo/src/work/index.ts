@@ -8,6 +8,7 @@ import { appendOnly, type Patched } from '../service/silo-patch.js';
 import type { SiloPatch } from '../model/index.js';
 import type { BodyShape, CheckedBody } from './body-check.js';
 import { WorkerPool, type PoolOptions } from './pool.js';
+export type { WorkObserver } from './pool.js';
 import { TaskRunner, type PatchTask } from './tasks.js';
 
 export { checkBody, parseBodyJson, nestingDepth, type BodyShape, type CheckedBody } from './body-check.js';
@@ -28,6 +29,8 @@ export interface WorkOptions {
   /** Heap one task may take to parse its data (estimated). */
   taskBytes: number;
   onWorkerLost?: PoolOptions['onWorkerLost'];
+  /** Told of task times and refusals (metrics). */
+  observer?: PoolOptions['observer'];
   /** Charges `bytes` of text held for a worker to the memory budget (it may wait, or refuse with a 503). */
   charge?: (bytes: number) => Promise<{ release(): void }>;
 }
@@ -59,6 +62,8 @@ export interface Work {
   query(account: string, uuid: string, etag: string, size: number, search: string, load: () => Promise<LoadedText>): Promise<QueryAnswer>;
   /** `patch` applied to the silo's document at version `etag` whose data is `text`. */
   patch(account: string, uuid: string, etag: string, record: PatchTask['record'], text: string, patch: SiloPatch, maxDataBytes: number): Promise<Patched>;
+  /** Tasks waiting for a worker, and tasks running (metrics). */
+  stats(): { queued: number; running: number };
   close(): Promise<void>;
 }
 
@@ -71,6 +76,7 @@ export function createWork(options: WorkOptions): Work {
     maxQueuedPerAccount: options.maxQueuedPerAccount,
     settings: { cacheBytes: Math.floor(options.cacheBytes / workers), taskBytes: options.taskBytes },
     ...(options.onWorkerLost ? { onWorkerLost: options.onWorkerLost } : {}),
+    ...(options.observer ? { observer: options.observer } : {}),
   });
   // Inline work keeps no cache: small data parses in well under a millisecond.
   const inlineRunner = new TaskRunner(0, options.taskBytes);
@@ -147,6 +153,7 @@ export function createWork(options: WorkOptions): Work {
       return charged(2 * (text.length + patchChars), () => pool.run(task, account, pool.laneOf(uuid)));
     },
 
+    stats: () => pool.stats(),
     close: () => pool.close(),
   };
 }

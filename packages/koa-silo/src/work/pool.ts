@@ -33,6 +33,16 @@ export interface PoolOptions {
   settings: WorkerSettings;
   /** Told of a worker that died or was stopped (never of a task's own failure). */
   onWorkerLost?: (reason: string, error?: unknown) => void;
+  /** Told of each task's time on its worker and of each task refused for a full line (metrics). */
+  observer?: WorkObserver;
+}
+
+/** What metrics hear of the pool. Must not throw. */
+export interface WorkObserver {
+  /** A task ran `seconds` on its worker; `ok`: it answered (its own failure included), else its worker was lost under it. */
+  task(seconds: number, ok: boolean): void;
+  /** A task was refused (503) for a line too long, or waited past its limit. */
+  refused(): void;
 }
 
 /** 503: the pool's line was too long for this request (it waited, or its account has too many waiting). */
@@ -88,14 +98,23 @@ class Lane {
     return this.queue.size + (this.running ? 1 : 0);
   }
 
+  /** Tasks waiting in this lane's line. */
+  get queued(): number {
+    return this.queue.size;
+  }
+
   submit(job: Job): void {
     if (this.closed) return job.reject(new WorkFailedError('The server is shutting down'));
-    if (this.queue.sizeOf(job.account) >= this.options.maxQueuedPerAccount) return job.reject(new WorkBusyError(1));
+    const refuse = (seconds: number) => {
+      this.options.observer?.refused();
+      job.reject(new WorkBusyError(seconds));
+    };
+    if (this.queue.sizeOf(job.account) >= this.options.maxQueuedPerAccount) return refuse(1);
     // A task that would wait past waitMs behind the line (at the recent pace) is refused now, not
     // after waiting: the line stays short, so whoever retries gets a fair chance at it.
-    if (this.load * this.pace > this.options.waitMs) return job.reject(new WorkBusyError(Math.max(1, Math.ceil((this.load * this.pace) / 1000))));
+    if (this.load * this.pace > this.options.waitMs) return refuse(Math.max(1, Math.ceil((this.load * this.pace) / 1000)));
     job.timer = setTimeout(() => {
-      if (this.queue.remove(job.account, job)) job.reject(new WorkBusyError(Math.max(1, Math.ceil(this.options.waitMs / 1000))));
+      if (this.queue.remove(job.account, job)) refuse(Math.max(1, Math.ceil(this.options.waitMs / 1000)));
     }, this.options.waitMs);
     this.queue.push(job.account, job);
     this.pump();
@@ -158,7 +177,9 @@ class Lane {
     if (worker !== this.worker || !job || job.id !== reply.id) return;
     clearTimeout(job.timer);
     this.running = undefined;
-    this.pace = 0.8 * this.pace + 0.2 * (performance.now() - this.startedAt);
+    const took = performance.now() - this.startedAt;
+    this.pace = 0.8 * this.pace + 0.2 * took;
+    this.options.observer?.task(took / 1000, true);
     if ('failure' in reply) job.reject(fromFailure(reply.failure));
     else job.resolve(reply.result);
     this.pump();
@@ -174,6 +195,7 @@ class Lane {
     this.running = undefined;
     if (job) {
       clearTimeout(job.timer);
+      this.options.observer?.task((performance.now() - this.startedAt) / 1000, false);
       job.reject(new WorkFailedError('The request needed more memory than the server allows one request'));
     }
     this.pump();
@@ -192,6 +214,7 @@ class Lane {
     }
     if (job) {
       clearTimeout(job.timer);
+      this.options.observer?.task((performance.now() - this.startedAt) / 1000, false);
       job.reject(error);
     }
     this.pump();
@@ -220,6 +243,17 @@ export class WorkerPool {
 
   constructor(options: PoolOptions) {
     this.lanes = Array.from({ length: Math.max(1, options.workers) }, () => new Lane(options));
+  }
+
+  /** Tasks waiting in every line, and tasks running. */
+  stats(): { queued: number; running: number } {
+    let queued = 0;
+    let running = 0;
+    for (const lane of this.lanes) {
+      queued += lane.queued;
+      running += lane.load - lane.queued;
+    }
+    return { queued, running };
   }
 
   /** The lane of `affinity` (a silo's uuid), or the least loaded one. */
