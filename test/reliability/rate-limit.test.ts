@@ -58,7 +58,8 @@ describe('rate limit in one process (memory)', () => {
   let uuid: string;
 
   beforeAll(async () => {
-    s = await startInProcess({ plans: { default: { maxDataBytes: 10_000, rateLimitPerMinute: BUDGET } } });
+    // Each key's budget alone: the account's (four keys' worth by default) is another test's.
+    s = await startInProcess({ plans: { default: { maxDataBytes: 10_000, rateLimitPerMinute: BUDGET, accountRateLimitPerMinute: 0 } } });
     [alice, bob] = await Promise.all([s.account('alice'), s.account('bob')]);
     uuid = (await s.silo.silos.create('alice', { file_name: 'p', file_data: { a: 1 }, is_public: true })).file_uuid;
   });
@@ -92,7 +93,7 @@ function sharedBudget(store: string, skip: boolean, open: () => Promise<string>,
     let keys: { manage: string; access: string };
 
     beforeAll(async () => {
-      const env = { SILO_STORE_URL: await open(), SILO_RATE_LIMIT_PER_MINUTE: String(BUDGET) };
+      const env = { SILO_STORE_URL: await open(), SILO_RATE_LIMIT_PER_MINUTE: String(BUDGET), SILO_ACCOUNT_RATE_LIMIT_PER_MINUTE: '0' };
       servers.push(...(await Promise.all([startSiloServer(env), startSiloServer(env)])));
       keys = servers.find((s) => s.banner)!.banner!;
     }, 30_000);
