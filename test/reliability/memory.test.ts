@@ -20,6 +20,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accountWithKeys, type Account } from '../../packages/koa-silo/test/support/accounts.js';
 import { loadConfig, openSilo, silentLogger } from '../../packages/silo-server/src/index.js';
 import { call, isContractError, type Answer } from '../support/http-call.js';
+import { sampleRss } from '../support/rss.js';
 import { startSiloServer, type SiloServer } from '../support/silo-server.js';
 
 const SILOS = 80;
@@ -39,32 +40,6 @@ interface Outcome {
   status: number;
   /** 503s met (and retried) before it. */
   busy: number;
-}
-
-/** Peak VmRSS of `pid`, sampled every 50 ms until stop(). */
-function rssSampler(pid: number) {
-  let peak = 0;
-  let samples = 0;
-  const read = () => {
-    try {
-      const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
-      if (m) {
-        peak = Math.max(peak, Number(m[1]) * 1024);
-        samples++;
-      }
-    } catch {
-      // the process is gone: the test fails on its answers
-    }
-  };
-  read();
-  const timer = setInterval(read, 50);
-  return {
-    stop: () => {
-      clearInterval(timer);
-      read();
-      return { peak, samples };
-    },
-  };
 }
 
 describe('memory budget under dense 10 MB silos', () => {
@@ -102,7 +77,7 @@ describe('memory budget under dense 10 MB silos', () => {
 
   it('stays under 1 GB of RSS and keeps answering tiny reads', async () => {
     const port = server!.port;
-    const rss = rssSampler(server!.child.pid!);
+    const rss = sampleRss(server!.child.pid!);
     const started = performance.now();
     const deadline = started + RETRY_FOR_MS;
     let heavyDone = false;

@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import { Readable } from 'node:stream';
-import { REGIONS, type Region, type SiloRecord } from 'koa-silo/model';
+import { REGIONS, type Region, type SiloRecord, versionedMetaOf } from 'koa-silo/model';
 import { existingAccount } from './accounts.js';
 import { parseCommand, required } from './args.js';
 import { CommandError, UsageError } from './errors.js';
@@ -102,16 +102,7 @@ async function dataText(command: string, values: Record<string, unknown>, io: Io
 
 /** The metadata fields in the API's order, the version and the size. */
 function metaJson(r: SiloRecord) {
-  return {
-    file_name: r.file_name,
-    file_uuid: r.file_uuid,
-    created_at: r.created_at,
-    updated_at: r.updated_at,
-    is_public: r.is_public,
-    region_name: r.region_name,
-    version: r.version,
-    size: r.size,
-  };
+  return { ...versionedMetaOf(r), size: r.size };
 }
 
 export async function silosList(args: string[], io: Io): Promise<number> {
