@@ -4,6 +4,7 @@
  * hanging server fails the test instead of stalling it.
  */
 import http from 'node:http';
+import zlib from 'node:zlib';
 
 export interface Call {
   method?: string;
@@ -66,7 +67,8 @@ export function call(port: number, path: string, options: Call = {}): Promise<An
       });
       res.on('end', () => {
         clearTimeout(timer);
-        const text = Buffer.concat(chunks).toString('utf8');
+        // Decoded as a client that asked for a coding (a fetch) would: the body as the server meant it.
+        const text = decoded(Buffer.concat(chunks), res.headers['content-encoding']).toString('utf8');
         let json: unknown;
         try {
           json = text === '' ? undefined : JSON.parse(text);
@@ -113,4 +115,12 @@ export function isContractError(body: unknown): boolean {
       typeof (issue as { msg?: unknown }).msg === 'string' &&
       typeof (issue as { type?: unknown }).type === 'string',
   );
+}
+
+/** `body` without its Content-Encoding (br or gzip; anything else as it came). */
+function decoded(body: Buffer, coding: string | undefined): Buffer {
+  if (body.length === 0) return body;
+  if (coding === 'br') return zlib.brotliDecompressSync(body);
+  if (coding === 'gzip') return zlib.gunzipSync(body);
+  return body;
 }
