@@ -20,7 +20,7 @@ import {
   ValidationError,
   withDefaultPlan,
 } from '../model/index.js';
-import { AuditScanTooLargeError, MAX_AUDIT_SCAN, type SiloStorage } from '../storage/index.js';
+import { AuditScanTooLargeError, MAX_AUDIT_SCAN, runPeriodically, type SiloStorage } from '../storage/index.js';
 
 /** Entries per page at most, as the silo list. */
 export const MAX_AUDIT_PER_PAGE = 100;
@@ -93,36 +93,7 @@ export function createAuditService(storage: SiloStorage, options: AuditServiceOp
   };
 }
 
-/**
- * Runs `prune` by itself: shortly after start, then every `intervalMs` (0: never). Timers never
- * keep the process alive, runs never overlap, and a failed run only waits for the next one.
- */
+/** Prunes the audit log by itself: 10 s after start, then every `intervalMs` (0: never). */
 export function startAuditPruner(prune: () => Promise<unknown>, intervalMs: number, logger: { error(message: string, err?: unknown): void }): { stop(): void } {
-  if (!(intervalMs > 0)) return { stop: () => undefined };
-  let running = false;
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  const run = async () => {
-    if (running) return;
-    running = true;
-    try {
-      await prune();
-    } catch (error) {
-      logger.error('silo: pruning the audit log failed (it runs again later)', error);
-    } finally {
-      running = false;
-    }
-  };
-  const schedule = (ms: number) => {
-    if (stopped) return;
-    timer = setTimeout(() => void run().finally(() => schedule(intervalMs)), ms);
-    timer.unref();
-  };
-  schedule(Math.min(10_000, intervalMs));
-  return {
-    stop() {
-      stopped = true;
-      clearTimeout(timer);
-    },
-  };
+  return runPeriodically(prune, { intervalMs, firstRunMs: 10_000, failure: 'silo: pruning the audit log failed (it runs again later)' }, logger);
 }

@@ -6,7 +6,7 @@ export { DEFAULT_PREFIX, storageKeys, type StorageKeys } from './storage-keys.js
 export { DEFAULT_SWEEP_GRACE_MS } from './silo-records.js';
 export type { KeyListingAdapter } from './list-keys.js';
 export { eventTransportOf } from './redis-events.js';
-export { startSweeper } from './sweeper.js';
+export { runPeriodically, startSweeper } from './sweeper.js';
 export type { HeldLock } from './types.js';
 export type {
   AtomicAdapter,

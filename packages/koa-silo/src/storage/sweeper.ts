@@ -13,6 +13,20 @@ export function startSweeper(
   intervalMs: number,
   logger: { error(message: string, err?: unknown): void },
 ): { stop(): void } {
+  return runPeriodically(sweep, { intervalMs, firstRunMs: FIRST_RUN_MS, failure: 'silo: the orphan sweep failed (it runs again later)' }, logger);
+}
+
+/**
+ * Runs `task` shortly after start (`firstRunMs`, or `intervalMs` if sooner), then every
+ * `intervalMs` (0: never): the timers never keep the process alive, runs never overlap, and a
+ * failed run is logged as `failure` and only waits for the next one. The sweep and the audit
+ * log's pruning both run so.
+ */
+export function runPeriodically(
+  task: () => Promise<unknown>,
+  { intervalMs, firstRunMs, failure }: { intervalMs: number; firstRunMs: number; failure: string },
+  logger: { error(message: string, err?: unknown): void },
+): { stop(): void } {
   if (!(intervalMs > 0)) return { stop: () => undefined };
   let running = false;
   let stopped = false;
@@ -21,9 +35,9 @@ export function startSweeper(
     if (running) return;
     running = true;
     try {
-      await sweep();
+      await task();
     } catch (error) {
-      logger.error('silo: the orphan sweep failed (it runs again later)', error);
+      logger.error(failure, error);
     } finally {
       running = false;
     }
@@ -35,7 +49,7 @@ export function startSweeper(
     }, ms);
     timer.unref();
   };
-  schedule(Math.min(FIRST_RUN_MS, intervalMs));
+  schedule(Math.min(firstRunMs, intervalMs));
   return {
     stop() {
       stopped = true;
