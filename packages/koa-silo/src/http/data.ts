@@ -19,6 +19,7 @@ import { answeredNotModified, etagFor, queryTag } from './etag.js';
 import { estimateParsedBytes, WORST_BYTES_PER_CHAR } from '../limits/heap-estimate.js';
 import type { RegionOf } from './region.js';
 import { sendJsonBytes, sendJsonText } from './respond.js';
+import { textBytes } from './text-bytes.js';
 import type { VersionCache } from '../limits/version-cache.js';
 import type { Work } from '../work/index.js';
 
@@ -77,7 +78,7 @@ export function dataHandlers(deps: DataDeps) {
       const body = await bodies.load(uuid, etag, scope, () =>
         loadCharged(admission.texts, 2 * handle.record.size, async () => {
           const data = await handle.load();
-          const bytes = Buffer.from(data.text, 'utf8');
+          const bytes = await textBytes(data.text);
           return { version: data.record.etag, value: bytes, bytes: bytes.length };
         }),
       );

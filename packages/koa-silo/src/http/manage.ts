@@ -14,6 +14,7 @@ import { readText, type BodyLimit } from './body.js';
 import { PreconditionRequiredError } from './errors.js';
 import { answeredNotModified, etagFor, hasIfMatch, ifMatchTags, notModified } from './etag.js';
 import { patchShape } from './patch-body.js';
+import { textBytes } from './text-bytes.js';
 import { applyMinimal, prefersMinimal } from './prefer.js';
 import type { Work } from '../work/index.js';
 import { sendEmpty, sendJson, sendJsonBytes, sendJsonText } from './respond.js';
@@ -137,7 +138,7 @@ export function manageHandlers(deps: ManageDeps) {
       // and shared by every response (see version-cache.ts); the loader checks the reader's account.
       const load = async () => {
         const data = await handle.load();
-        const bytes = Buffer.from(`{"data":${data.text}}`, 'utf8');
+        const bytes = await textBytes('{"data":', data.text, '}');
         return { version: data.record.etag, value: bytes, bytes: bytes.length };
       };
       // The text, then its bytes, charged to the memory budget while they are made.

@@ -14,6 +14,7 @@ import { lastParam, pathUuid, queryInt, sendUpdated, throwIfAny } from './manage
 import { loadCharged, type Admission } from '../limits/admission.js';
 import { sendJson, sendJsonBytes } from './respond.js';
 import type { VersionCache } from '../limits/version-cache.js';
+import { textBytes } from './text-bytes.js';
 
 const checkList = validator<ListQuery>(listQuery);
 const checkVersion = validator<{ version: number }>(versionPath);
@@ -62,7 +63,7 @@ export function versionHandlers(deps: VersionDeps) {
       const body = await deps.bodies.load(`version:${uuid}:${info.version}`, String(info.version), caller.account, () =>
         loadCharged(deps.admission.texts, 3 * info.size, async () => {
           const head = JSON.stringify({ version: info.version, updated_at: info.updated_at });
-          const bytes = Buffer.from(`${head.slice(0, -1)},"data":${await load()}}`, 'utf8');
+          const bytes = await textBytes(`${head.slice(0, -1)},"data":`, await load(), '}');
           return { version: String(info.version), value: bytes, bytes: bytes.length };
         }),
       );

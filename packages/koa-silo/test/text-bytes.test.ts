@@ -1,0 +1,27 @@
+import { describe, expect, it } from 'vitest';
+import { textBytes } from '../src/http/text-bytes.js';
+
+describe('textBytes: the UTF-8 bytes of a body made of texts, written in slices', () => {
+  it('equals the bytes of the joined text, for small and sliced parts', async () => {
+    const big = JSON.stringify(Array.from({ length: 80_000 }, (_, i) => ({ id: i, name: `naïve ${i} ✓` })));
+    expect(big.length).toBeGreaterThan(2 << 20);
+    const bytes = await textBytes('{"data":', big, '}');
+    expect(bytes.equals(Buffer.from(`{"data":${big}}`, 'utf8'))).toBe(true);
+  });
+
+  it('never splits a surrogate pair at a slice boundary', async () => {
+    // An emoji (two UTF-16 units) straddling every 1 MiB boundary.
+    const text = `${'a'.repeat((1 << 20) - 1)}😀`.repeat(3);
+    const bytes = await textBytes(text);
+    expect(bytes.toString('utf8')).toBe(text);
+    expect(bytes.includes(Buffer.from('\uFFFD', 'utf8'))).toBe(false);
+  });
+
+  it('lets other work run between slices', async () => {
+    let turns = 0;
+    const ticker = setInterval(() => (turns += 1), 0);
+    await textBytes('x'.repeat(8 << 20));
+    clearInterval(ticker);
+    expect(turns).toBeGreaterThan(0);
+  });
+});
