@@ -78,9 +78,9 @@ export interface SiloOptions {
    */
   parsedCacheBytes?: number;
   /**
-   * Byte budget of the cache of encoded response bodies of plain data reads and get-silo, one per
-   * silo and version, shared by concurrent responses (0 turns keeping them off). Part of
-   * memoryBudgetBytes. Default: an eighth of it (64 MiB).
+   * Byte budget of the cache of encoded response bodies of plain data reads, get-silo and query
+   * answers (a quarter of it), one per silo and version (and query), shared by concurrent
+   * responses (0 turns keeping them off). Part of memoryBudgetBytes. Default: an eighth of it (64 MiB).
    */
   bodyCacheBytes?: number;
   /** Deepest JSON nesting accepted in a request body. Default 1000. */
@@ -294,6 +294,15 @@ function resolveMemory(options: SiloOptions) {
  * The parsed-data cache split between the main thread, which keeps only small silos' data (work
  * on large ones runs on workers), and the workers, which keep the large ones'.
  */
+/**
+ * The encoded-body cache split between whole texts (plain reads, get-silo, past versions) and
+ * query answers: many distinct queries of one silo must not push its plain body out.
+ */
+export function splitBodyCache(bodyCacheBytes: number): { texts: number; answers: number } {
+  const answers = Math.floor(bodyCacheBytes / 4);
+  return { texts: bodyCacheBytes - answers, answers };
+}
+
 export function splitParsedCache(parsedCacheBytes: number): { main: number; workers: number } {
   const main = Math.floor(parsedCacheBytes / 8);
   return { main, workers: parsedCacheBytes - main };

@@ -121,6 +121,31 @@ describe('data reads', () => {
   });
 });
 
+describe('query answers', () => {
+  it('are made once per version and query: 40 concurrent polls of one search of a large silo all answer, with their total', async () => {
+    // Over 64 KiB: the query runs on the worker pool, whose line refuses an account's 17th waiting task.
+    const items = Array.from({ length: 3000 }, (_, i) => ({ id: i, name: `item-${i}`, price: i % 100 }));
+    const uuid = await h.create(alice, { file_name: 'polled', file_data: items });
+    const search = '?filter=price%20lt%2010&sort=-id&limit=5';
+    const before = store.dataReads;
+    const replies = await Promise.all(Array.from({ length: 40 }, () => h.client.get(`/${uuid}${search}`, { headers: access(alice) })));
+    expect(replies.map((r) => r.status)).toEqual(Array(40).fill(200));
+    const expected = items.filter((i) => i.price < 10).sort((a, b) => b.id - a.id).slice(0, 5);
+    for (const reply of replies) {
+      expect(reply.json).toEqual(expected);
+      expect(reply.headers['x-total-count']).toBe('300');
+    }
+    expect(store.dataReads - before).toBe(1);
+
+    // A later poll is answered from the cache, total included; a write makes the next one new.
+    const again = await h.client.get(`/${uuid}${search}`, { headers: access(alice) });
+    expect([again.json, again.headers['x-total-count'], store.dataReads - before]).toEqual([expected, '300', 1]);
+    await other.silos.update('alice', uuid, { file_data: items.slice(0, 100) });
+    const after = await h.client.get(`/${uuid}${search}`, { headers: access(alice) });
+    expect([after.json, after.headers['x-total-count']]).toEqual([[9, 8, 7, 6, 5].map((id) => items[id]), '10']);
+  });
+});
+
 describe('the service read in two steps', () => {
   const setup = async () => {
     const storage = createStorage({ main: new Keyv() });

@@ -2,7 +2,8 @@
  * Contract §5, data access: `/<file_uuid>` with an access key and `/public/<file_uuid>`, on the
  * silo's region host only. Without parameters the stored text is sent as it is (as bytes encoded
  * once per version and shared by every response); with parameters silo-query runs over the
- * parsed data (parsed once per version). Both caches are version caches (version-cache.ts): the
+ * parsed data (parsed once per version), and its answer is encoded once per version and query
+ * string (50 clients polling one search cost one run). The caches are version caches (version-cache.ts): the
  * silo's metadata is read on every request, and the data record only when the cache does not hold
  * that version. A data record loaded, and a value parsed, are charged to the memory budget
  * (admission.ts) while the loader works: the text by the silo's size before it is read, the value
@@ -18,9 +19,9 @@ import { allowAnyOrigin } from './cors.js';
 import { answeredNotModified, etagFor, queryTag } from './etag.js';
 import { estimateParsedBytes, WORST_BYTES_PER_CHAR } from '../limits/heap-estimate.js';
 import type { RegionOf } from './region.js';
-import { sendJsonBytes, sendJsonText } from './respond.js';
+import { sendJsonBytes } from './respond.js';
 import { textBytes } from './text-bytes.js';
-import type { VersionCache } from '../limits/version-cache.js';
+import type { Loaded, VersionCache } from '../limits/version-cache.js';
 import type { Work } from '../work/index.js';
 
 export interface DataDeps {
@@ -31,10 +32,18 @@ export interface DataDeps {
   parsed: VersionCache<unknown>;
   /** Encoded response bodies (shared with get-silo, under other keys). */
   bodies: VersionCache<Buffer>;
+  /** Encoded query answers, under `<uuid>\n<query string>`. */
+  answers: VersionCache<EncodedAnswer>;
   admission: Admission;
   /** Queries over large silos run there (work/). */
   work: Work;
   publicQueries: boolean;
+}
+
+/** A query's answer as sent: its JSON bytes and, for a list query, the matches before offset and limit. */
+export interface EncodedAnswer {
+  bytes: Buffer;
+  total?: number;
 }
 
 /** What a query string asks for: nothing (the stored data), or a compiled query, its text and its ETag part. */
@@ -48,7 +57,7 @@ const NO_QUERY: QueryPlan = {};
 const PLANS_MAX = 500;
 
 export function dataHandlers(deps: DataDeps) {
-  const { auth, silos, regionOf, parsed, bodies, admission, work } = deps;
+  const { auth, silos, regionOf, parsed, bodies, answers, admission, work } = deps;
   // Query plans by query string; only successful compiles are kept.
   const plans = new Map<string, QueryPlan>();
 
@@ -85,21 +94,30 @@ export function dataHandlers(deps: DataDeps) {
       if (body.version !== etag && answeredNotModified(ctx, etagFor(body.version))) return;
       return sendJsonBytes(ctx, 200, body.value);
     }
-    if (!work.inline(handle.record.size)) {
+    // A query's answer is made once per version and query, and shared by concurrent and later reads.
+    const key = `${uuid}\n${plan.search!}`;
+    const answer = await answers.load(key, etag, scope, () => answerOf(handle, plan.query!, plan.search!, scope, 2 * key.length));
+    if (answer.version !== etag && answeredNotModified(ctx, etagFor(answer.version, plan.tag))) return;
+    const { bytes, total } = answer.value;
+    if (plan.query.reportsTotal && total !== undefined) ctx.set('X-Total-Count', String(total));
+    sendJsonBytes(ctx, 200, bytes);
+  };
+
+  /** The answer of `query` over the silo's data, and the memory it holds (`keyBytes`: its cache key's). */
+  const answerOf = async (handle: SiloHandle, query: CompiledQuery, search: string, scope: string, keyBytes: number): Promise<Loaded<EncodedAnswer>> => {
+    const { file_uuid: uuid, etag, size, account } = handle.record;
+    if (!work.inline(size)) {
       // A large silo: parsed, queried and serialised on its worker, in its owner's turn.
       const load = async () => {
         const data = await handle.load();
         return { text: data.text, etag: data.record.etag };
       };
-      const answer = await work.query(handle.record.account, uuid, etag, handle.record.size, plan.search!, load);
-      if (answer.etag !== etag && answeredNotModified(ctx, etagFor(answer.etag, plan.tag))) return;
-      if (plan.query.reportsTotal && answer.total !== undefined) ctx.set('X-Total-Count', String(answer.total));
-      return sendJsonBytes(ctx, 200, answer.bytes);
+      const { bytes, total, etag: version } = await work.query(account, uuid, etag, size, search, load);
+      return { version, value: total === undefined ? { bytes } : { bytes, total }, bytes: bytes.length + keyBytes };
     }
     const value = await parsed.load(uuid, etag, scope, async () => {
       // The text and its value, for the worst shape until the text is there to estimate from:
       // one reservation taken before loading, so a read never holds a text while it waits.
-      const { size } = handle.record;
       const reservation = await admission.parses.take(size + WORST_BYTES_PER_CHAR * size);
       try {
         const data = await handle.load();
@@ -112,10 +130,10 @@ export function dataHandlers(deps: DataDeps) {
         releaseAfterUse(reservation);
       }
     });
-    if (value.version !== etag && answeredNotModified(ctx, etagFor(value.version, plan.tag))) return;
-    const result = plan.query.run(value.value);
-    if (plan.query.reportsTotal && result.total !== undefined) ctx.set('X-Total-Count', String(result.total));
-    sendJsonText(ctx, 200, toJSON(result.value) ?? 'null');
+    const result = query.run(value.value);
+    const bytes = await textBytes(toJSON(result.value) ?? 'null');
+    const answer = result.total === undefined ? { bytes } : { bytes, total: result.total };
+    return { version: value.version, value: answer, bytes: bytes.length + keyBytes };
   };
 
   return {

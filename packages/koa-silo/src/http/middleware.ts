@@ -4,11 +4,11 @@
  * downstream are never caught here.
  */
 import type { Context, Middleware, Next } from 'koa';
-import { splitParsedCache, type ResolvedOptions } from '../options.js';
+import { splitBodyCache, splitParsedCache, type ResolvedOptions } from '../options.js';
 import type { AccountService, SiloService } from '../service/types.js';
 import { createAuth } from './auth.js';
 import { keyedCors, preflight } from './cors.js';
-import { dataHandlers } from './data.js';
+import { dataHandlers, type EncodedAnswer } from './data.js';
 import { eventHandlers } from './events.js';
 import { webhookHandlers } from './webhooks.js';
 import { consoleApiHandlers } from './console-api.js';
@@ -79,7 +79,8 @@ export function createHttp(deps: HttpDeps): SiloHttp {
     ...(options.console ? { sessions: deps.console } : {}),
   });
   const parsed = new VersionCache<unknown>(splitParsedCache(options.parsedCacheBytes).main);
-  const bodies = new VersionCache<Buffer>(options.bodyCacheBytes);
+  const bodies = new VersionCache<Buffer>(splitBodyCache(options.bodyCacheBytes).texts);
+  const answers = new VersionCache<EncodedAnswer>(splitBodyCache(options.bodyCacheBytes).answers);
   const { admission } = deps;
   const manage = manageHandlers({
     auth,
@@ -98,6 +99,7 @@ export function createHttp(deps: HttpDeps): SiloHttp {
     regionOf: regionResolver(options.hosts),
     parsed,
     bodies,
+    answers,
     admission,
     work: deps.work,
     publicQueries: options.publicQueries,
@@ -203,6 +205,7 @@ export function createHttp(deps: HttpDeps): SiloHttp {
     clear: () => {
       parsed.clear();
       bodies.clear();
+      answers.clear();
     },
     endStreams: () => events.endAll(),
   };
