@@ -14,16 +14,23 @@
  *   commit) and no store reads pages that another one's write made stale.
  * - Prepared statements only; the iterator pages by key (keyset pagination, never OFFSET), so a
  *   full walk is linear in the number of rows.
+ * - Small rows served from memory while proven current (sqlite-read-cache.ts: this connection's
+ *   writes forget what they write; another connection's commit is noticed through
+ *   `PRAGMA data_version` at the first read of each event-loop turn).
  * - A sorted index (`sortedIndex`, koa-silo's SortedIndexAdapter: the listing index), in two
  *   tables beside the store's, made on first use: `<table>_index` (one row per member) and
  *   `<table>_index_count` (the member count of each index key, kept in the same transactions).
+ * - An audit log (`auditLog`, koa-silo's AuditLogAdapter): `<table>_audit`, one row per entry,
+ *   made on first use (sqlite-audit-log.ts).
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import Keyv, { type KeyvStoreAdapter, type StoredData } from 'keyv';
-import type { AtomicBatch } from 'koa-silo';
+import type { AtomicBatch, AuditLog } from 'koa-silo';
 import { groupCommitOf } from './group-commit.js';
+import { sqliteAuditLog, type SqliteAuditLog } from './sqlite-audit-log.js';
+import { readCacheOf, type SqliteReadCache, type SqliteReadCacheOptions } from './sqlite-read-cache.js';
 import { AdapterEvents, prefixEnd } from './store-adapter.js';
 
 export type SqliteSynchronous = 'normal' | 'full';
@@ -39,6 +46,8 @@ export interface SqliteStoreOptions {
   busyTimeoutMs?: number;
   /** Rows fetched per page by the iterator. Default 100. */
   iterationLimit?: number;
+  /** Small rows served from memory while proven current (sqlite-read-cache.ts); budgetBytes 0 turns it off. */
+  readCache?: SqliteReadCacheOptions;
 }
 
 /**
@@ -133,8 +142,10 @@ export class SqliteStore extends AdapterEvents implements KeyvStoreAdapter {
   #sortedIndex: SqliteSortedIndex | undefined;
   /** The sorted index's writes without a transaction of their own, for `atomic`. */
   #indexWrites: { add(indexKey: string, score: number, member: string): void; remove(indexKey: string, member: string): void } | undefined;
+  #auditLog: SqliteAuditLog | undefined;
   readonly #atomic: Database.Transaction<(batch: AtomicBatch) => boolean>;
   readonly #keysInRange: Stmt<[string, string], string>;
+  readonly #cache: SqliteReadCache;
   #closed = false;
 
   constructor(options: SqliteStoreOptions) {
@@ -192,22 +203,24 @@ export class SqliteStore extends AdapterEvents implements KeyvStoreAdapter {
         const current = row === undefined || this.#expired(row) ? undefined : textOf(row.value);
         if (current !== expected) return false;
       }
-      for (const [key, value] of batch.set) this.#set.run(key, value, null);
-      for (const key of batch.delete) this.#delete.run(key);
+      for (const [key, value] of batch.set) this.#put(key, value, null);
+      for (const key of batch.delete) this.#remove(key);
       if (batch.indexAdd.length > 0 || batch.indexRemove.length > 0) {
         if (this.#indexWrites === undefined) void this.sortedIndex;
         const index = this.#indexWrites!;
         for (const [indexKey, score, member] of batch.indexAdd) index.add(indexKey, score, member);
         for (const [indexKey, member] of batch.indexRemove) index.remove(indexKey, member);
       }
+      for (const row of batch.auditAdd ?? []) this.#audit().insert(row);
       for (const part of batch.joined ?? []) {
         const other = part.store;
         if (!this.joins(other)) throw new TypeError('a joined write names a store on another SQLite connection');
-        for (const [key, value] of part.set) other.#set.run(key, value, null);
-        for (const key of part.delete) other.#delete.run(key);
+        for (const [key, value] of part.set) other.#put(key, value, null);
+        for (const key of part.delete) other.#remove(key);
       }
       return true;
     });
+    this.#cache = readCacheOf(this.#db, table, options.readCache);
     this.#keysInRange = this.#db.prepare<[string, string], string>(`SELECT key FROM ${t} WHERE key >= ? AND key < ? ORDER BY key`).pluck();
     this.purgeExpired();
   }
@@ -244,19 +257,57 @@ export class SqliteStore extends AdapterEvents implements KeyvStoreAdapter {
   }
 
   async get<Value>(key: string): Promise<StoredData<Value> | undefined> {
-    const row = this.#get.get(key);
-    if (row === undefined || this.#expired(row)) return undefined;
+    const row = this.#read(key);
+    if (row === null || this.#expired(row)) return undefined;
     return row.value as StoredData<Value>;
   }
 
   async getMany<Value>(keys: string[]): Promise<Array<StoredData<Value | undefined>>> {
     if (keys.length === 0) return [];
-    const found = new Map<string, Row>();
-    for (const row of this.#getMany.all(JSON.stringify(keys))) found.set(row.key, row);
+    const found = new Map<string, ValueRow | null>();
+    const missing: string[] = [];
+    for (const key of keys) {
+      const cached = this.#closed ? undefined : this.#cache.get(key);
+      if (cached === undefined) missing.push(key);
+      else found.set(key, cached);
+    }
+    if (missing.length > 0) {
+      for (const key of missing) found.set(key, null);
+      for (const row of this.#getMany.all(JSON.stringify(missing))) found.set(row.key, row);
+      for (const key of missing) this.#remember(key, found.get(key)!);
+    }
     return keys.map((key) => {
       const row = found.get(key);
-      return row === undefined || this.#expired(row) ? undefined : (row.value as StoredData<Value>);
+      return row === undefined || row === null || this.#expired(row) ? undefined : (row.value as StoredData<Value>);
     });
+  }
+
+  /** A row through the read cache (null: absent). */
+  #read(key: string): ValueRow | null {
+    const cached = this.#closed ? undefined : this.#cache.get(key);
+    if (cached !== undefined) return cached;
+    const row = this.#get.get(key) ?? null;
+    this.#remember(key, row);
+    return row;
+  }
+
+  #remember(key: string, row: ValueRow | null): void {
+    // Inside a transaction a read may see its uncommitted writes, which a rollback would undo.
+    if (this.#db.inTransaction) return;
+    // Buffers are mutable and rare (Silo stores strings): they are always read afresh.
+    if (row === null) this.#cache.remember(key, null);
+    else if (typeof row.value === 'string') this.#cache.remember(key, { value: row.value, expires: row.expires });
+  }
+
+  /** Every write of a row goes through these two: the read cache forgets it first. */
+  #put(key: string, value: string | Buffer, expires: number | null): void {
+    this.#cache.forget(key);
+    this.#set.run(key, value, expires);
+  }
+
+  #remove(key: string): number {
+    this.#cache.forget(key);
+    return this.#delete.run(key).changes;
   }
 
   async set(key: string, value: unknown, ttl?: number): Promise<boolean> {
@@ -264,7 +315,7 @@ export class SqliteStore extends AdapterEvents implements KeyvStoreAdapter {
       throw new TypeError('SqliteStore stores strings or Buffers (Keyv serializes values before storing them)');
     }
     const expires = typeof ttl === 'number' && ttl > 0 ? Date.now() + ttl : null;
-    this.#set.run(key, value, expires);
+    this.#put(key, value, expires);
     return true;
   }
 
@@ -278,7 +329,7 @@ export class SqliteStore extends AdapterEvents implements KeyvStoreAdapter {
         if (typeof value !== 'string' && !Buffer.isBuffer(value)) {
           throw new TypeError('SqliteStore stores strings or Buffers (Keyv serializes values before storing them)');
         }
-        this.#set.run(key, value, typeof ttl === 'number' && ttl > 0 ? Date.now() + ttl : null);
+        this.#put(key, value, typeof ttl === 'number' && ttl > 0 ? Date.now() + ttl : null);
       }
     });
     many(entries);
@@ -286,11 +337,12 @@ export class SqliteStore extends AdapterEvents implements KeyvStoreAdapter {
   }
 
   async delete(key: string): Promise<boolean> {
-    return this.#delete.run(key).changes > 0;
+    return this.#remove(key) > 0;
   }
 
   async deleteMany(keys: string[]): Promise<boolean> {
     if (keys.length === 0) return false;
+    for (const key of keys) this.#cache.forget(key);
     return this.#deleteMany.run(JSON.stringify(keys)).changes > 0;
   }
 
@@ -329,6 +381,19 @@ export class SqliteStore extends AdapterEvents implements KeyvStoreAdapter {
   get sortedIndex(): SqliteSortedIndex {
     this.#sortedIndex ??= this.#makeSortedIndex();
     return this.#sortedIndex;
+  }
+
+  /**
+   * The audit log (koa-silo's AuditLogAdapter capability), its table made on first use, as the
+   * sorted index's.
+   */
+  get auditLog(): AuditLog {
+    return this.#audit().log;
+  }
+
+  #audit(): SqliteAuditLog {
+    this.#auditLog ??= sqliteAuditLog(this.#db, this.#table, (write) => groupCommitOf(this.#db).run(write));
+    return this.#auditLog;
   }
 
   #indexTables(): { rows: string; counts: string } {
@@ -406,9 +471,9 @@ export class SqliteStore extends AdapterEvents implements KeyvStoreAdapter {
   /** Removes this namespace's keys (every key of the table when no namespace is set), index included. */
   async clear(): Promise<void> {
     const { rows, counts } = this.#indexTables();
-    const indexed =
-      this.#sortedIndex !== undefined ||
-      this.#db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`).get(`${this.#table}_index`) !== undefined;
+    const made = (name: string) => this.#db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`).get(name) !== undefined;
+    const indexed = this.#sortedIndex !== undefined || made(`${this.#table}_index`);
+    const audit = this.#auditLog ?? (made(`${this.#table}_audit`) ? this.#audit() : undefined);
     const clear = this.#db.transaction(() => {
       if (this.namespace) {
         const prefix = `${this.namespace}:`;
@@ -418,11 +483,14 @@ export class SqliteStore extends AdapterEvents implements KeyvStoreAdapter {
             this.#db.prepare(`DELETE FROM ${table} WHERE index_key >= ? AND index_key < ?`).run(prefix, prefixEnd(prefix));
           }
         }
+        audit?.clear(prefix);
       } else {
         this.#clearAll.run();
         if (indexed) for (const table of [rows, counts]) this.#db.prepare(`DELETE FROM ${table}`).run();
+        audit?.clear();
       }
     });
+    this.#cache.clear();
     clear.immediate();
   }
 
@@ -452,6 +520,7 @@ export class SqliteStore extends AdapterEvents implements KeyvStoreAdapter {
 
   /** Deletes rows whose TTL has passed; returns how many. Run at open. */
   purgeExpired(now = Date.now()): number {
+    this.#cache.clear();
     return this.#purge.run(now).changes;
   }
 
