@@ -18,7 +18,7 @@ import type { Context } from 'koa';
 import { feedTurns } from './event-turns.js';
 
 /** An event's lines up to its data. */
-const head = (event: string, id: number | undefined) => `event: ${event}\n${id === undefined ? '' : `id: ${id}\n`}data: `;
+const head = (event: string, id: number | string | undefined) => `event: ${event}\n${id === undefined ? '' : `id: ${id}\n`}data: `;
 
 /** Bytes a stream may have waiting in its socket before it is dropped (`send`). */
 const MAX_BUFFERED = 256 * 1024;
@@ -106,7 +106,7 @@ export class EventStream {
   }
 
   /** An event as bytes, to send as it is to many streams (hold, FrameFlusher). */
-  static frame(event: string, data: string, id?: number): Buffer {
+  static frame(event: string, data: string, id?: number | string): Buffer {
     return Buffer.from(`${head(event, id)}${data}\n\n`, 'utf8');
   }
 
@@ -124,7 +124,7 @@ export class EventStream {
   }
 
   /** One event; `data` is one line of JSON. False when the stream has ended. */
-  send(event: string, data: string, id?: number): boolean {
+  send(event: string, data: string, id?: number | string): boolean {
     // In order: after a paced event still being written, and after what is held.
     if (this.#pacing) {
       this.hold(EventStream.frame(event, data, id));

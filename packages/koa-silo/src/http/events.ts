@@ -398,6 +398,9 @@ export function eventHandlers(deps: EventsDeps) {
       stream.onClose(fanout.onAccount(caller.account, (event) => queue.add(() => deliver(event))));
     },
 
+    /** A stream for a keyed caller within the per-client budget, for the other feeds (audit-feed.ts). */
+    open: (ctx: Context, caller: Caller) => open(ctx, caller),
+
     /** Ends every open stream (the server is stopping). */
     endAll: () => budget.endAll(),
   };

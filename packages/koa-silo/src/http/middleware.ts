@@ -31,6 +31,7 @@ import type { Work } from '../work/index.js';
 import type { AuditService } from '../audit/index.js';
 import type { Metrics } from '../metrics/index.js';
 import { auditHandlers } from './audit.js';
+import { auditFeedHandler } from './audit-feed.js';
 import { countRefusal, measured } from './measure.js';
 
 export interface HttpDeps {
@@ -143,6 +144,7 @@ export function createHttp(deps: HttpDeps): SiloHttp {
     { pattern: PATTERNS.list, methods: { GET: manage.list } },
     { pattern: PATTERNS.accountEvents, methods: { GET: events.accountEvents } },
     { pattern: PATTERNS.audit, methods: { GET: auditHandlers({ auth, audit: deps.audit }).list } },
+    { pattern: PATTERNS.auditEvents, methods: { GET: auditFeedHandler({ auth, audit: deps.audit, open: events.open }) } },
     { pattern: PATTERNS.webhooks, methods: { GET: hooks.list, POST: hooks.create } },
     { pattern: PATTERNS.webhook, methods: { DELETE: hooks.remove } },
     { pattern: PATTERNS.deliveries, methods: { GET: hooks.deliveries } },

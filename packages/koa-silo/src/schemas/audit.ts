@@ -85,3 +85,36 @@ export function auditPathItem(security: unknown, errors: Record<string, unknown>
     },
   };
 }
+
+/** Where the audit feed resumes: an event id of the feed (an entry's time) or `since`, both RFC 3339 times. */
+export const auditFeedResume = {
+  'Last-Event-ID': {
+    type: 'string',
+    format: 'date-time',
+    description: 'Resume after a reconnect: the id of the last event received (an entry\'s time). Entries at or after it are sent again first (those of that millisecond included), at most 1 000.',
+  },
+  since: {
+    type: 'string',
+    format: 'date-time',
+    description: 'Start with the entries at or after this time (RFC 3339), at most 1 000; without it (and without Last-Event-ID), only new entries.',
+  },
+} as const;
+
+/** The OpenAPI path item of `GET /api/v1/manage/audit/events`. */
+export function auditFeedPathItem(security: unknown, errors: Record<string, unknown>, stream: unknown): Record<string, unknown> {
+  return {
+    get: {
+      tags: ['manage'],
+      operationId: 'auditEvents',
+      summary: "The account's audit feed: each audit log entry, as it commits",
+      description:
+        'Server-sent `audit` events, one per entry of the account\'s audit log, `data` the entry as the listing shows it, `id` its time. The log is read every second (entries of every instance, whatever the store); an entry committed late (up to 5 s behind) still comes. A replay of more than 1 000 entries sends one `reset` event instead (read them with `GET /api/v1/manage/audit`), then goes on live. Ends when the key is revoked (checked every second).',
+      security,
+      parameters: [
+        { name: 'Last-Event-ID', in: 'header', required: false, description: auditFeedResume['Last-Event-ID'].description, schema: auditFeedResume['Last-Event-ID'] },
+        { name: 'since', in: 'query', required: false, description: auditFeedResume.since.description, schema: auditFeedResume.since },
+      ],
+      responses: { '200': stream, '422': { $ref: '#/components/responses/ValidationFailed' }, ...errors },
+    },
+  };
+}

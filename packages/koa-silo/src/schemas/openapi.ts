@@ -25,7 +25,7 @@ import {
   versionList,
 } from './silo.js';
 import { createWebhookBody, deliveryList, webhookCreated, webhookDeleted, webhookEvent, webhookInfo, webhookList, webhookRetried } from './webhook.js';
-import { auditEntry, auditList, auditPathItem } from './audit.js';
+import { auditEntry, auditFeedPathItem, auditList, auditPathItem } from './audit.js';
 
 export const OPENAPI_VERSION = '0.1.0';
 
@@ -656,6 +656,7 @@ export function buildOpenApi(options: OpenApiOptions): Record<string, unknown> {
       },
     },
     '/api/v1/manage/audit': auditPathItem(manageKey, MANAGE_ERRORS, RATE_HEADERS),
+    '/api/v1/manage/audit/events': auditFeedPathItem(manageKey, MANAGE_ERRORS, { ...EVENT_STREAM, description: 'A stream of server-sent events, open until the key is revoked or the client leaves.' }),
     // `/` is Silo's only when it answers every path itself (notFound: 'json'; see http/root.ts).
     ...(options.notFound === 'json'
       ? {

@@ -412,6 +412,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/manage/audit/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account's audit feed: each audit log entry, as it commits
+         * @description Server-sent `audit` events, one per entry of the account's audit log, `data` the entry as the listing shows it, `id` its time. The log is read every second (entries of every instance, whatever the store); an entry committed late (up to 5 s behind) still comes. A replay of more than 1 000 entries sends one `reset` event instead (read them with `GET /api/v1/manage/audit`), then goes on live. Ends when the key is revoked (checked every second).
+         */
+        get: operations["auditEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        /** The methods of this path, and the CORS preflight of a keyed request */
+        options: operations["auditEventsOptions"];
+        /** The account's audit feed: each audit log entry, as it commits (HEAD: the status and headers of GET, no body) */
+        head: operations["auditEventsHead"];
+        patch?: never;
+        trace?: never;
+    };
     "/": {
         parameters: {
             query?: never;
@@ -3310,6 +3332,134 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description One page of entries. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid key (never says whether a silo exists). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Every problem found, with where it is. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Over the rate limit of the plan (or, on an event address, over the open streams a client may hold). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A bug: `{"detail":"Internal Server Error"}`, never a stack trace. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The storage could not be reached, or large requests had filled the memory budget for longer than a request waits; retry after Retry-After seconds (the server recovers by itself). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    auditEvents: {
+        parameters: {
+            query?: {
+                /** @description Start with the entries at or after this time (RFC 3339), at most 1 000; without it (and without Last-Event-ID), only new entries. */
+                since?: string;
+            };
+            header?: {
+                /** @description Resume after a reconnect: the id of the last event received (an entry's time). Entries at or after it are sent again first (those of that millisecond included), at most 1 000. */
+                "Last-Event-ID"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A stream of server-sent events, open until the key is revoked or the client leaves. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["StorageUnavailable"];
+        };
+    };
+    auditEventsOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `Allow: GET, HEAD, OPTIONS`. From an origin the operator lists (SILO_CORS_ORIGINS), also the CORS preflight headers; from any other origin, none (the browser then refuses the request). */
+            204: {
+                headers: {
+                    Allow: components["headers"]["Allow"];
+                    /** @description The origin, when allowed (or `*`). */
+                    "Access-Control-Allow-Origin"?: string;
+                    /** @description The methods of the path. */
+                    "Access-Control-Allow-Methods"?: string;
+                    /** @description The request headers a page may send. */
+                    "Access-Control-Allow-Headers"?: string;
+                    /** @description Seconds a browser may keep this answer. */
+                    "Access-Control-Max-Age"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    auditEventsHead: {
+        parameters: {
+            query?: {
+                /** @description Start with the entries at or after this time (RFC 3339), at most 1 000; without it (and without Last-Event-ID), only new entries. */
+                since?: string;
+            };
+            header?: {
+                /** @description Resume after a reconnect: the id of the last event received (an entry's time). Entries at or after it are sent again first (those of that millisecond included), at most 1 000. */
+                "Last-Event-ID"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A stream of server-sent events, open until the key is revoked or the client leaves. */
             200: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
