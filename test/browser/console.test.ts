@@ -38,7 +38,7 @@ const DESKTOP = { width: 1200, height: 820 };
 const PHONE = { width: 390, height: 844 };
 
 /** Every page of the console that a signed-in person reaches by the menu or a link. */
-const PAGES = ['silos', 'new-silo', 'silo', 'history', 'playground', 'feed', 'keys', 'webhooks'] as const;
+const PAGES = ['silos', 'new-silo', 'silo', 'history', 'playground', 'feed', 'keys', 'webhooks', 'audit'] as const;
 
 /** A receiver of webhook deliveries on 127.0.0.1: answers each with the next of `statuses`, then 204. */
 async function receiver(statuses: number[]) {
@@ -471,6 +471,92 @@ describe.skipIf(!haveChromium)('the web console in Chromium', () => {
     }
   }, 30_000);
 
+  it('audit log: lists what was done, by whom (a manage key, the console user), narrowed by silo, actor and time', async () => {
+    // A silo made and patched with the manage key, its data saved in the console, a key made in the console.
+    const created = await api('/api/v1/manage/', { method: 'POST', body: JSON.stringify({ file_name: 'audited', file_data: { n: 1 } }) });
+    const { file_uuid: uuid } = (await created.json()) as { file_uuid: string };
+    const patched = await api(`/api/v1/manage/${uuid}`, { method: 'PATCH', headers: { 'Content-Type': 'application/merge-patch+json' }, body: JSON.stringify({ file_data: { n: 2 } }) });
+    expect(patched.status).toBe(200);
+    await page.goto(`${base}/console#/silos/${uuid}`);
+    await page.getByRole('heading', { name: /audited/ }).waitFor();
+    await typeInEditor('{"n": 3}');
+    // The console asks for a minimal answer (RFC 7240): it has the text it sent, the metadata is enough.
+    const [saved] = await Promise.all([
+      page.waitForResponse((r) => r.request().method() === 'PATCH' && r.url().endsWith(uuid)),
+      page.getByRole('button', { name: 'Save data' }).click(),
+    ]);
+    expect(saved.request().headers()['prefer']).toBe('return=minimal');
+    expect(saved.headers()['preference-applied']).toBe('return=minimal');
+    expect(await saved.json()).not.toHaveProperty('file_data');
+    await expect.poll(() => page.getByRole('status').filter({ hasText: 'Saved as version 3.' }).count()).toBe(1);
+    await nav().getByRole('link', { name: 'Keys' }).click();
+    await page.getByLabel('Manage key name').fill('auditor');
+    await page.getByRole('button', { name: 'Create manage key' }).click();
+    await page.getByRole('button', { name: /I have stored it/ }).click();
+
+    await nav().getByRole('link', { name: 'Audit log' }).click();
+    await page.getByRole('heading', { name: 'Audit log', level: 1 }).waitFor();
+    /** The entries shown: action, actor, address, silo, subject, outcome of each row (the time is its header). */
+    const shown = async () => {
+      const rows = await page.locator('table.cards > tbody > tr').all();
+      return Promise.all(rows.map(async (r) => (await r.getByRole('cell').allTextContents()).map((t) => t.trim())));
+    };
+    await expect.poll(async () => (await shown())[0]?.[0]).toBe('key.create');
+    const [key, update, patch, create] = (await shown()).slice(0, 4);
+    expect(key).toEqual(['key.create', 'console:admin', expect.stringMatching(/127\.0\.0\.1/), 'none', 'manage:auditor', 'success']);
+    expect(update).toEqual(['silo.update', 'console:admin', expect.stringMatching(/127\.0\.0\.1/), `${uuid} version 3`, 'none', 'success']);
+    expect(patch).toEqual(['silo.patch', 'manage:default', expect.stringMatching(/127\.0\.0\.1/), `${uuid} version 2`, 'none', 'success']);
+    expect(create).toEqual(['silo.create', 'manage:default', expect.stringMatching(/127\.0\.0\.1/), `${uuid} version 1`, 'none', 'success']);
+    // The times are the rows' headers; a silo's uuid is a link to its page.
+    await page.getByRole('rowheader').first().getByText(/UTC$/).waitFor();
+    expect(await page.getByRole('link', { name: uuid, exact: true }).count()).toBe(3);
+    await accessible('audit log');
+    // Seven columns within the page's width, whatever the longest action, uuid or subject.
+    const [table, main] = await page.evaluate(() => {
+      const box = document.querySelector('main')!;
+      const style = getComputedStyle(box);
+      return [document.querySelector('table.cards')!.getBoundingClientRect().width, box.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight)];
+    });
+    expect(table).toBeLessThanOrEqual(main);
+    await page.evaluate(() => scrollTo(0, 0));
+    await shot('audit');
+
+    // The silo filter: its three entries, and the address says so (back undoes it).
+    await page.getByLabel('Silo', { exact: true }).fill(uuid);
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await expect.poll(() => page.url()).toContain(`#/audit?silo=${uuid}`);
+    await expect.poll(async () => (await shown()).map((r) => r[0])).toEqual(['silo.update', 'silo.patch', 'silo.create']);
+    expect(await page.locator('table.cards > caption').textContent()).toBe('3 entries matching the filters, newest first, page 1 of 1');
+    await expect.poll(() => page.getByRole('status').filter({ hasText: '3 entries matching the filters' }).count()).toBe(1);
+    await accessible('audit log, filtered by silo');
+    // The silo and the actor together.
+    await page.getByLabel('Actor name').fill('admin');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await expect.poll(async () => (await shown()).map((r) => r.slice(0, 2))).toEqual([['silo.update', 'console:admin']]);
+    // Back, as the browser's button goes (the filters are in the address).
+    await page.evaluate(() => history.back());
+    await expect.poll(async () => (await shown()).length).toBe(3);
+    await expect.poll(() => page.getByLabel('Actor name').inputValue()).toBe('');
+    // A time after every entry: the empty state.
+    await page.getByLabel('Since (UTC)').fill('2099-01-01T00:00');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await page.getByText('No entry matches these filters.').waitFor();
+    await expect.poll(() => page.url()).toContain('since=2099-01-01T00%3A00%3A00.000Z');
+    // What the API refuses (a silo that is no uuid) is said beside its field.
+    await page.getByRole('link', { name: 'Clear filters' }).click();
+    await expect.poll(() => page.getByRole('link', { name: 'Clear filters' }).count()).toBe(0);
+    await page.getByLabel('Silo', { exact: true }).fill('not-a-uuid');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await expect.poll(() => page.locator('#audit-silo-error').textContent()).toBeTruthy();
+    expect(await page.getByLabel('Silo', { exact: true }).getAttribute('aria-invalid')).toBe('true');
+    await accessible('audit log, a refused filter');
+    // The silo's page leads to its entries.
+    await page.goto(`${base}/console#/silos/${uuid}`);
+    await page.getByRole('link', { name: 'Its audit log' }).click();
+    await expect.poll(async () => (await shown()).length).toBe(3);
+    expect(await page.getByLabel('Silo', { exact: true }).inputValue()).toBe(uuid);
+  }, 30_000);
+
   it('fits a phone (390 and 360 px) on every page, with no serious accessibility problem there either', async () => {
     const phone = await browser.newContext({ viewport: PHONE });
     const p = await phone.newPage();
@@ -490,6 +576,7 @@ describe.skipIf(!haveChromium)('the web console in Chromium', () => {
         feed: '#/feed',
         keys: '#/keys',
         webhooks: '#/webhooks',
+        audit: '#/audit',
       };
       for (const width of [PHONE.width, 360]) {
         await p.setViewportSize({ width, height: PHONE.height });
@@ -501,10 +588,13 @@ describe.skipIf(!haveChromium)('the web console in Chromium', () => {
           if (name === 'silo') await p.getByLabel('Private curl command', { exact: true }).waitFor();
           if (name === 'history') await p.getByLabel('Data of version 1 (read only)').waitFor();
           if (name === 'keys') await p.getByRole('rowheader', { name: 'weekly' }).waitFor();
+          if (name === 'audit') await p.getByRole('cell', { name: 'webhook.create' }).first().waitFor();
           await fitsTheScreen(`${name} at ${width} px`, p);
           if (width === PHONE.width) {
             await accessible(`${name} (phone)`, p);
-            if (['silos', 'silo', 'keys', 'webhooks'].includes(name)) await shot(`${name}-phone`, p);
+            // The audit log's picture shows its entries as cards (its filters come first on the page).
+            if (name === 'audit') await p.getByRole('button', { name: 'Apply filters' }).evaluate((el) => el.scrollIntoView({ block: 'start' }));
+            if (['silos', 'silo', 'keys', 'webhooks', 'audit'].includes(name)) await shot(`${name}-phone`, p);
           }
         }
       }

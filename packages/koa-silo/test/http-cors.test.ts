@@ -46,7 +46,7 @@ describe('CORS with corsOrigins listing one origin', () => {
     expect(pre.headers['access-control-allow-origin']).toBe(APP);
     expect(pre.headers['access-control-allow-methods']).toBe('GET, HEAD, OPTIONS');
     expect(pre.headers['access-control-allow-headers']!.toLowerCase().split(', ')).toEqual(
-      expect.arrayContaining(['x-silo-key', 'x-man-api', 'content-type', 'if-match', 'if-none-match']),
+      expect.arrayContaining(['x-silo-key', 'x-man-api', 'content-type', 'if-match', 'if-none-match', 'prefer']),
     );
     expect(pre.headers['access-control-allow-credentials']).toBeUndefined();
     expect(pre.headers.vary).toContain('Origin');

@@ -12,6 +12,8 @@
  *   `JsonNumber` where a double would change a number) and bodies written with its `toJSON`
  *   (a `JsonNumber` or a `bigint` goes out as its digits).
  * - Every call takes an AbortSignal; 429 and 503 are retried (bounded) as Retry-After says.
+ * - Writes that answer the document (update, the patches, restore) answer only its metadata with
+ *   `{ minimal: true }` (`Prefer: return=minimal`, RFC 7240).
  */
 import type { JsonValue } from 'silo-query';
 import { isSiloError, SiloError } from './errors.js';
@@ -82,6 +84,25 @@ export interface WriteOptions extends CallOptions {
   ifMatch?: string;
 }
 
+/**
+ * Writes that answer the silo (update, the patches, restore, retryOnConflict): conditional, and
+ * with `minimal`, answered without the document.
+ */
+export interface UpdateOptions extends WriteOptions {
+  /**
+   * Sends `Prefer: return=minimal` (RFC 7240): the answer is the metadata, `version` and `etag`
+   * only, without `file_data`, for a caller that has the document already (it just sent it). The
+   * server does the same write either way; a large silo's answer is then a few hundred bytes.
+   * (A server from before the preference ignores it and sends the document all the same.)
+   */
+  minimal?: boolean;
+}
+
+/** A write asked for a minimal answer. */
+export type MinimalOptions = UpdateOptions & { minimal: true };
+/** A write that answers the document. */
+export type FullOptions = UpdateOptions & { minimal?: false };
+
 export interface PageOptions extends CallOptions {
   /** 1-based (default 1). */
   page?: number;
@@ -113,9 +134,14 @@ export interface Current {
   etag: string;
 }
 
+/** What `retryOnConflict` calls: the fields to write given the silo now, or undefined to write nothing. */
+export type Change = (current: Current) => SiloUpdate | undefined | Promise<SiloUpdate | undefined>;
+
 export interface ConflictOptions extends CallOptions {
   /** Attempts in all (default 5). */
   attempts?: number;
+  /** The write's answer without `file_data` (see UpdateOptions.minimal): `change` already knows what it wrote. */
+  minimal?: boolean;
 }
 
 const DEFAULT_RETRY: Required<RetryOptions> = { retries: 2, baseDelayMs: 500, maxDelayMs: 30_000 };
@@ -186,18 +212,30 @@ export class SiloClient {
     return this.#tagged<{ data: FileData }>(response);
   }
 
-  /** PATCH /api/v1/manage/{file_uuid}: the fields sent replace the stored ones (file_data whole). */
-  update(uuid: string, fields: SiloUpdate, options: WriteOptions = {}): Promise<Tagged<SiloUpdated>> {
+  /**
+   * PATCH /api/v1/manage/{file_uuid}: the fields sent replace the stored ones (file_data whole).
+   * Answers the silo with its data, or with `{ minimal: true }` its metadata and version only.
+   */
+  update(uuid: string, fields: SiloUpdate, options: MinimalOptions): Promise<Tagged<SiloMeta>>;
+  update(uuid: string, fields: SiloUpdate, options?: FullOptions): Promise<Tagged<SiloUpdated>>;
+  update(uuid: string, fields: SiloUpdate, options?: UpdateOptions): Promise<Tagged<SiloUpdated> | Tagged<SiloMeta>>;
+  update(uuid: string, fields: SiloUpdate, options: UpdateOptions = {}): Promise<Tagged<SiloUpdated> | Tagged<SiloMeta>> {
     return this.#write('PATCH', uuid, '', fields, undefined, options);
   }
 
-  /** PATCH with an RFC 7386 merge patch of `{file_name, file_data, region_name, is_public}`. */
-  mergePatch(uuid: string, patch: SiloMergePatch, options: WriteOptions = {}): Promise<Tagged<SiloUpdated>> {
+  /** PATCH with an RFC 7386 merge patch of `{file_name, file_data, region_name, is_public}`; answers as `update`. */
+  mergePatch(uuid: string, patch: SiloMergePatch, options: MinimalOptions): Promise<Tagged<SiloMeta>>;
+  mergePatch(uuid: string, patch: SiloMergePatch, options?: FullOptions): Promise<Tagged<SiloUpdated>>;
+  mergePatch(uuid: string, patch: SiloMergePatch, options?: UpdateOptions): Promise<Tagged<SiloUpdated> | Tagged<SiloMeta>>;
+  mergePatch(uuid: string, patch: SiloMergePatch, options: UpdateOptions = {}): Promise<Tagged<SiloUpdated> | Tagged<SiloMeta>> {
     return this.#write('PATCH', uuid, '', patch, MERGE_PATCH, options);
   }
 
-  /** PATCH with an RFC 6902 JSON Patch of the same document, all or nothing (409 when it cannot apply). */
-  jsonPatch(uuid: string, operations: JsonPatch, options: WriteOptions = {}): Promise<Tagged<SiloUpdated>> {
+  /** PATCH with an RFC 6902 JSON Patch of the same document, all or nothing (409 when it cannot apply); answers as `update`. */
+  jsonPatch(uuid: string, operations: JsonPatch, options: MinimalOptions): Promise<Tagged<SiloMeta>>;
+  jsonPatch(uuid: string, operations: JsonPatch, options?: FullOptions): Promise<Tagged<SiloUpdated>>;
+  jsonPatch(uuid: string, operations: JsonPatch, options?: UpdateOptions): Promise<Tagged<SiloUpdated> | Tagged<SiloMeta>>;
+  jsonPatch(uuid: string, operations: JsonPatch, options: UpdateOptions = {}): Promise<Tagged<SiloUpdated> | Tagged<SiloMeta>> {
     return this.#write('PATCH', uuid, '', operations, JSON_PATCH, options);
   }
 
@@ -225,8 +263,11 @@ export class SiloClient {
     return jsonOf<VersionData>(response);
   }
 
-  /** POST .../versions/{version}/restore: a new version with that version's file_data. */
-  restore(uuid: string, version: number, options: WriteOptions = {}): Promise<Tagged<SiloUpdated>> {
+  /** POST .../versions/{version}/restore: a new version with that version's file_data; answers as `update`. */
+  restore(uuid: string, version: number, options: MinimalOptions): Promise<Tagged<SiloMeta>>;
+  restore(uuid: string, version: number, options?: FullOptions): Promise<Tagged<SiloUpdated>>;
+  restore(uuid: string, version: number, options?: UpdateOptions): Promise<Tagged<SiloUpdated> | Tagged<SiloMeta>>;
+  restore(uuid: string, version: number, options: UpdateOptions = {}): Promise<Tagged<SiloUpdated> | Tagged<SiloMeta>> {
     return this.#write('POST', uuid, `/versions/${versionSegment(version)}/restore`, undefined, undefined, options);
   }
 
@@ -234,13 +275,13 @@ export class SiloClient {
    * A read-modify-write that survives concurrent writers: reads the silo, calls `change` with its
    * data, and writes what `change` returns with If-Match; when another writer got in between (412),
    * reads again and calls `change` again, up to `attempts` times. `change` returning undefined
-   * writes nothing (the answer is then undefined).
+   * writes nothing (the answer is then undefined). With `{ minimal: true }`, the write's answer
+   * is the metadata and version only.
    */
-  async retryOnConflict(
-    uuid: string,
-    change: (current: Current) => SiloUpdate | undefined | Promise<SiloUpdate | undefined>,
-    options: ConflictOptions = {},
-  ): Promise<Tagged<SiloUpdated> | undefined> {
+  retryOnConflict(uuid: string, change: Change, options: ConflictOptions & { minimal: true }): Promise<Tagged<SiloMeta> | undefined>;
+  retryOnConflict(uuid: string, change: Change, options?: ConflictOptions & { minimal?: false }): Promise<Tagged<SiloUpdated> | undefined>;
+  retryOnConflict(uuid: string, change: Change, options?: ConflictOptions): Promise<Tagged<SiloUpdated> | Tagged<SiloMeta> | undefined>;
+  async retryOnConflict(uuid: string, change: Change, options: ConflictOptions = {}): Promise<Tagged<SiloUpdated> | Tagged<SiloMeta> | undefined> {
     const attempts = options.attempts ?? 5;
     for (let attempt = 1; ; attempt++) {
       const current = await this.get(uuid, options);
@@ -306,8 +347,13 @@ export class SiloClient {
 
   // ---- internals --------------------------------------------------------------------------
 
-  async #write(method: 'PATCH' | 'POST', uuid: string, tail: string, body: unknown, contentType: string | undefined, options: WriteOptions): Promise<Tagged<SiloUpdated>> {
-    const headers = { ...ifMatchHeader(options), ...(contentType ? { 'Content-Type': contentType } : {}) };
+  async #write(method: 'PATCH' | 'POST', uuid: string, tail: string, body: unknown, contentType: string | undefined, options: UpdateOptions): Promise<Tagged<SiloUpdated> | Tagged<SiloMeta>> {
+    const headers = {
+      ...ifMatchHeader(options),
+      ...(contentType ? { 'Content-Type': contentType } : {}),
+      // Opt-in, never by default: Prefer is no CORS-safelisted header, so a browser asks the server first.
+      ...(options.minimal ? { Prefer: 'return=minimal' } : {}),
+    };
     const response = await this.#manage(method, `/api/v1/manage/${segment(uuid)}${tail}`, {
       json: body,
       headers,
@@ -315,7 +361,7 @@ export class SiloClient {
       // A conditional write cannot apply twice: its repeat after an unknown outcome is a 412 at worst.
       retry503: options.ifMatch !== undefined,
     });
-    return this.#tagged<SiloUpdated>(response);
+    return options.minimal ? this.#tagged<SiloMeta>(response) : this.#tagged<SiloUpdated>(response);
   }
 
   #manage(method: string, path: string, init: { json?: unknown; headers?: Record<string, string>; signal?: AbortSignal | undefined; retry503?: boolean }): Promise<Response> {

@@ -3,7 +3,7 @@
  * numbers both ways, conditional writes racing from two clients, and change feeds (one silo's and
  * the account's) resumed after the server restarts.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import { isSiloError, JsonNumber, SiloClient, SiloError, where, type JsonValue, type SiloEvent } from '../src/index.js';
 import { redisAvailable, removeDataDirs, startSilo, type Running, type Store } from './support/servers.js';
 
@@ -86,6 +86,54 @@ describe.each(stores)('silo-client against silo serve on %s', (store) => {
     const restored = await client.restore(uuid, 1);
     expect(restored).toMatchObject({ version: 4, file_data: { n: 1 } });
     await expect(client.version(uuid, 99)).rejects.toMatchObject({ status: 404 });
+  });
+
+  it('answers writes without the document on request (Prefer: return=minimal): metadata, version and an etag that works', async () => {
+    // What each call sent and got back, seen from the client's fetch.
+    const seen: { method: string; prefer: string | null; applied: string | null }[] = [];
+    const recording = new SiloClient({
+      baseUrl: silo.baseUrl,
+      manageKey: silo.keys.manage,
+      fetch: async (input, init) => {
+        const response = await fetch(input, init);
+        seen.push({ method: init?.method ?? 'GET', prefer: new Headers(init?.headers).get('Prefer'), applied: response.headers.get('Preference-Applied') });
+        return response;
+      },
+    });
+    const { file_uuid: uuid } = await recording.create({ file_name: 'lean', file_data: { n: 1 } });
+    const lean = (version: number) => ({ file_uuid: uuid, file_name: 'lean', region_name: 'api', is_public: false, version });
+
+    const updated = await recording.update(uuid, { file_data: { n: 2 } }, { minimal: true });
+    expectTypeOf(updated).not.toHaveProperty('file_data');
+    expect(updated).not.toHaveProperty('file_data');
+    expect(updated).toMatchObject(lean(2));
+    // Its etag is the new version's: a conditional write with it applies.
+    const merged = await recording.mergePatch(uuid, { file_data: { m: 3 } }, { minimal: true, ifMatch: updated.etag });
+    expect(merged).not.toHaveProperty('file_data');
+    expect(merged).toMatchObject(lean(3));
+    const patched = await recording.jsonPatch(uuid, [{ op: 'remove', path: '/file_data/n' }], { minimal: true });
+    expect(patched).not.toHaveProperty('file_data');
+    expect(patched).toMatchObject(lean(4));
+    const restored = await recording.restore(uuid, 1, { minimal: true, ifMatch: patched.etag });
+    expect(restored).not.toHaveProperty('file_data');
+    expect(restored).toMatchObject(lean(5));
+    const counted = await recording.retryOnConflict(uuid, ({ data }) => ({ file_data: { ...(data as { n: number }), counted: true } }), { minimal: true });
+    expect(counted).not.toHaveProperty('file_data');
+    expect(counted).toMatchObject(lean(6));
+    // Each write was made: the data is what they wrote, the etag the last answer's.
+    const now = await recording.get(uuid);
+    expect(now.data).toEqual({ n: 1, counted: true });
+    expect(now.etag).toBe(counted!.etag);
+
+    // Without the option, the answer has the document, and no preference was sent.
+    const full = await recording.update(uuid, { file_name: 'lean' });
+    expect(full).toMatchObject({ ...lean(7), file_data: { n: 1, counted: true } });
+    const writes = seen.filter((s) => s.method !== 'GET');
+    expect(writes.map((s) => [s.prefer, s.applied])).toEqual([
+      [null, null], // create
+      ...Array.from({ length: 5 }, () => ['return=minimal', 'return=minimal']),
+      [null, null], // update without the option
+    ]);
   });
 
   it('reads with idx, path and output, searches, and filters with the builder (items and the total)', async () => {

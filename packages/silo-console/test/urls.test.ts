@@ -65,7 +65,7 @@ describe('regionHosts', () => {
 
 describe('routes', () => {
   it('parses every page and writes it back', () => {
-    const cases = ['#/silos', '#/silos?page=3', '#/silos/new', `#/silos/${UUID}`, `#/silos/${UUID}/history`, `#/silos/${UUID}/history/4`, '#/keys', '#/playground', `#/playground/${UUID}`, '#/feed', '#/sign-in'];
+    const cases = ['#/silos', '#/silos?page=3', '#/silos/new', `#/silos/${UUID}`, `#/silos/${UUID}/history`, `#/silos/${UUID}/history/4`, '#/keys', '#/playground', `#/playground/${UUID}`, '#/feed', '#/sign-in', '#/audit', '#/audit?page=2', `#/audit?page=2&silo=${UUID}&actor=admin&since=2026-11-26T09%3A18%3A00.000Z`];
     for (const hash of cases) expect(href(parseRoute(hash)), hash).toBe(hash);
   });
 
@@ -75,5 +75,12 @@ describe('routes', () => {
     expect(parseRoute('#/silos?page=0')).toEqual({ page: 'silos', pageNo: 1 });
     expect(parseRoute('#/nope').page).toBe('not-found');
     expect(parseRoute(`#/silos/${UUID}/history/01`).page).toBe('not-found');
+  });
+
+  it('keeps the audit log\'s filters in the address, in one order, leaving out the empty ones', () => {
+    expect(parseRoute(`#/audit?actor=admin&silo=${UUID}&page=x`)).toEqual({ page: 'audit', pageNo: 1, filter: { silo: UUID, actor: 'admin' } });
+    expect(href({ page: 'audit', pageNo: 1, filter: { actor: 'admin', silo: '', since: undefined } })).toBe('#/audit?actor=admin');
+    expect(href({ page: 'audit', pageNo: 3, filter: { silo: ` ${UUID} ` } })).toBe(`#/audit?page=3&silo=${UUID}`);
+    expect(parseRoute('#/audit/x').page).toBe('not-found');
   });
 });

@@ -15,7 +15,7 @@ const EXPOSED = 'ETag, Location, Retry-After, RateLimit-Limit, RateLimit-Remaini
  * EventSource's own reconnections may send it without a preflight).
  */
 const PUBLIC_HEADERS = 'Content-Type, If-None-Match, Last-Event-ID';
-const KEYED_HEADERS = 'Content-Type, If-Match, If-None-Match, Last-Event-ID, X-SILO-KEY, X-MAN-API';
+const KEYED_HEADERS = 'Content-Type, If-Match, If-None-Match, Last-Event-ID, Prefer, X-SILO-KEY, X-MAN-API';
 const MAX_AGE = '86400';
 
 /** On every response of a public data address (errors too, so a browser can read them). */

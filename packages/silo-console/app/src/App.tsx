@@ -14,6 +14,7 @@ import { SiloPage } from './pages/Silo.js';
 import { History } from './pages/History.js';
 import { Keys } from './pages/Keys.js';
 import { Webhooks } from './pages/Webhooks.js';
+import { Audit } from './pages/Audit.js';
 import { expiresSoon, timeLeft } from './lib/expiry.js';
 import type { KeyInfo } from './lib/types.js';
 import { Playground } from './pages/Playground.js';
@@ -23,6 +24,7 @@ const NAV: { page: Route['page']; hash: string; label: string }[] = [
   { page: 'silos', hash: '#/silos', label: 'Silos' },
   { page: 'keys', hash: '#/keys', label: 'Keys' },
   { page: 'webhooks', hash: '#/webhooks', label: 'Webhooks' },
+  { page: 'audit', hash: '#/audit', label: 'Audit log' },
   { page: 'playground', hash: '#/playground', label: 'Playground' },
   { page: 'feed', hash: '#/feed', label: 'Live feed' },
 ];
@@ -40,6 +42,8 @@ function title(route: Route): string {
       return 'Keys';
     case 'webhooks':
       return 'Webhooks';
+    case 'audit':
+      return 'Audit log';
     case 'playground':
       return 'Query playground';
     case 'feed':
@@ -72,6 +76,8 @@ function Page({ route }: { route: Route }) {
       return <Keys />;
     case 'webhooks':
       return <Webhooks />;
+    case 'audit':
+      return <Audit pageNo={route.pageNo} filter={route.filter} />;
     case 'playground':
       return <Playground uuid={route.uuid} />;
     case 'feed':

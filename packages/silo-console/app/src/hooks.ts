@@ -20,20 +20,28 @@ export function go(hash: string): void {
 export interface Loaded<T> {
   value: T | undefined;
   error: string | undefined;
+  /** A 422's messages by the field they are about (a filter's name): placed beside its control. */
+  fields: Record<string, string>;
   loading: boolean;
   reload: () => void;
 }
 
+/** The per-field messages of an error, when it has them (an ApiError of a 422). */
+function fieldsOf(e: unknown): Record<string, string> {
+  const f = (e as { fields?: unknown } | null)?.fields;
+  return f && typeof f === 'object' ? (f as Record<string, string>) : {};
+}
+
 /** Runs `load` when `deps` change (and on reload); a stale answer never overwrites a newer one. */
 export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): Loaded<T> {
-  const [state, setState] = useState<{ value?: T; error?: string; loading: boolean }>({ loading: true });
+  const [state, setState] = useState<{ value?: T; error?: string; fields?: Record<string, string>; loading: boolean }>({ loading: true });
   const [tick, setTick] = useState(0);
   useEffect(() => {
     let live = true;
-    setState((s) => ({ ...s, loading: true, error: undefined }));
+    setState((s) => ({ ...s, loading: true, error: undefined, fields: undefined }));
     load().then(
       (value) => live && setState({ value, loading: false }),
-      (e: unknown) => live && setState({ error: e instanceof Error ? e.message : String(e), loading: false }),
+      (e: unknown) => live && setState({ error: e instanceof Error ? e.message : String(e), fields: fieldsOf(e), loading: false }),
     );
     return () => {
       live = false;
@@ -41,7 +49,7 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): Loaded<T> {
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [...deps, tick]);
   const reload = useCallback(() => setTick((t) => t + 1), []);
-  return { value: state.value, error: state.error, loading: state.loading, reload };
+  return { value: state.value, error: state.error, fields: state.fields ?? {}, loading: state.loading, reload };
 }
 
 /** Wraps an action for a button: busy while it runs, its error in words after. */
@@ -63,8 +71,7 @@ export function useAction(): {
       await fn();
     } catch (e) {
       setError(e instanceof Error ? e.message : String(e));
-      const f = (e as { fields?: unknown }).fields;
-      if (f && typeof f === 'object') setFields(f as Record<string, string>);
+      setFields(fieldsOf(e));
     } finally {
       setBusy(false);
     }

@@ -1,6 +1,6 @@
 /** Shapes of the API's answers, as the contract and the console API brief give them. */
 // The region codes and key durations are koa-silo's (koa-silo/model loads nothing else).
-import { MANAGE_KEY_DURATIONS, REGIONS, WEBHOOK_EVENTS, type ManageKeyDuration, type Region, type WebhookEventType } from 'koa-silo/model';
+import { MANAGE_KEY_DURATIONS, REGIONS, WEBHOOK_EVENTS, type AuditEntryInfo, type ManageKeyDuration, type Region, type WebhookEventType } from 'koa-silo/model';
 
 export { REGIONS, type Region };
 
@@ -85,6 +85,21 @@ export interface Delivery {
   error: string | null;
   duration_ms: number;
   outcome: 'delivered' | 'retrying' | 'given up';
+}
+
+/** One entry of the audit log (contract §19): never a key value, a password or silo data. */
+export type AuditEntry = AuditEntryInfo;
+
+export interface AuditList {
+  metadata: Page;
+  entries: AuditEntry[];
+}
+
+/** What the audit log is narrowed to: a silo (file_uuid), an actor's name, entries at or after a time (RFC 3339). */
+export interface AuditFilter {
+  silo?: string;
+  actor?: string;
+  since?: string;
 }
 
 /** GET /console/api/session: who is signed in, if anyone (never a 401). */

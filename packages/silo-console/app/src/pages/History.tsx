@@ -5,9 +5,12 @@ import { lineDiff } from '../lib/diff.js';
 import { formatBytes } from '../lib/format.js';
 import { dataFromGetSilo } from '../lib/json.js';
 import { href } from '../lib/routes.js';
+import { CardTable } from '../components/CardTable.js';
 import { DiffView } from '../components/DiffView.js';
 import { LazyJsonEditor as JsonEditor } from '../components/LazyJsonEditor.js';
 import { ErrorText, StatusText, Time } from '../components/ui.js';
+
+const COLUMNS = ['Version', 'Saved', 'Name', 'Visibility', 'Region', 'Size'] as const;
 
 /** The kept versions of a silo, newest first (the server keeps the last 20 by default). */
 export function History({ uuid, version }: { uuid: string; version: number | undefined }) {
@@ -23,42 +26,30 @@ export function History({ uuid, version }: { uuid: string; version: number | und
       <StatusText message={status} />
       <ErrorText message={list.error} />
       {versions ? (
-        <table class="cards" role="table">
-          <caption>
-            {versions.metadata.total_items} kept version{versions.metadata.total_items === 1 ? '' : 's'}, newest first
-          </caption>
-          <thead role="rowgroup">
-            <tr role="row">
-              <th scope="col" role="columnheader">Version</th>
-              <th scope="col" role="columnheader">Saved</th>
-              <th scope="col" role="columnheader">Name</th>
-              <th scope="col" role="columnheader">Visibility</th>
-              <th scope="col" role="columnheader">Region</th>
-              <th scope="col" role="columnheader">Size</th>
+        <CardTable
+          caption={`${versions.metadata.total_items} kept version${versions.metadata.total_items === 1 ? '' : 's'}, newest first`}
+          columns={COLUMNS}
+        >
+          {versions.versions.map((v) => (
+            <tr key={v.version} role="row" class={v.version === version ? 'selected' : undefined}>
+              <th scope="row" role="rowheader">
+                <a
+                  href={href({ page: 'history', uuid, version: v.version })}
+                  aria-current={v.version === version ? 'true' : undefined}
+                  aria-label={`View version ${v.version}`}
+                >
+                  {v.version}
+                  {meta && v.version === meta.version ? ' (current)' : ''}
+                </a>
+              </th>
+              <td role="cell" data-label="Saved"><Time iso={v.updated_at} /></td>
+              <td role="cell" data-label="Name">{v.file_name}</td>
+              <td role="cell" data-label="Visibility">{v.is_public ? 'public' : 'private'}</td>
+              <td role="cell" data-label="Region">{v.region_name}</td>
+              <td role="cell" data-label="Size">{formatBytes(v.size)}</td>
             </tr>
-          </thead>
-          <tbody role="rowgroup">
-            {versions.versions.map((v) => (
-              <tr key={v.version} role="row" class={v.version === version ? 'selected' : undefined}>
-                <th scope="row" role="rowheader">
-                  <a
-                    href={href({ page: 'history', uuid, version: v.version })}
-                    aria-current={v.version === version ? 'true' : undefined}
-                    aria-label={`View version ${v.version}`}
-                  >
-                    {v.version}
-                    {meta && v.version === meta.version ? ' (current)' : ''}
-                  </a>
-                </th>
-                <td role="cell" data-label="Saved"><Time iso={v.updated_at} /></td>
-                <td role="cell" data-label="Name">{v.file_name}</td>
-                <td role="cell" data-label="Visibility">{v.is_public ? 'public' : 'private'}</td>
-                <td role="cell" data-label="Region">{v.region_name}</td>
-                <td role="cell" data-label="Size">{formatBytes(v.size)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </CardTable>
       ) : list.loading ? (
         <p role="status">Loading versions…</p>
       ) : null}

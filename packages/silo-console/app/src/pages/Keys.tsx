@@ -6,6 +6,7 @@ import { expiresSoon, timeLeft } from '../lib/expiry.js';
 import { DURATIONS, type CreatedKey, type Duration, type KeyInfo } from '../lib/types.js';
 import { ConfirmByName } from '../components/ConfirmByName.js';
 import { CopyButton } from '../components/CopyButton.js';
+import { CardTable } from '../components/CardTable.js';
 import { describedBy, ErrorText, Field, StatusText, Time } from '../components/ui.js';
 
 /**
@@ -87,89 +88,72 @@ function scope(k: KeyInfo, names: Map<string, string>): string {
   return `${k.silos.length === 1 ? 'only' : `only these ${k.silos.length}:`} ${named.join(', ')}`;
 }
 
-const COLUMNS = 6;
+const COLUMNS = ['Name', 'Type', 'Created', 'Expires', 'Reads', { offscreen: 'Actions' }] as const;
 
 function KeyTable({ keys, names, onRevoked }: { keys: KeyInfo[]; names: Map<string, string>; onRevoked: (k: KeyInfo) => void }) {
   const [revoking, setRevoking] = useState<string>();
   const now = Date.now();
   return (
-    <table class="cards" role="table">
-      <caption>
-        {keys.length} key{keys.length === 1 ? '' : 's'}
-      </caption>
-      <thead role="rowgroup">
-        <tr role="row">
-          <th scope="col" role="columnheader">Name</th>
-          <th scope="col" role="columnheader">Type</th>
-          <th scope="col" role="columnheader">Created</th>
-          <th scope="col" role="columnheader">Expires</th>
-          <th scope="col" role="columnheader">Reads</th>
-          <th scope="col" role="columnheader">
-            <span class="offscreen">Actions</span>
-          </th>
-        </tr>
-      </thead>
-      <tbody role="rowgroup">
-        {keys.map((k) => {
-          const id = `${k.type}/${k.name}`;
-          const soon = expiresSoon(k.expires_at, now);
-          const left = timeLeft(k.expires_at, now);
-          return (
-            <Fragment key={id}>
-              <tr role="row" class={soon ? 'expiring' : undefined}>
-                <th scope="row" role="rowheader" data-label="Name">{k.name}</th>
-                <td role="cell" data-label="Type">{k.type}</td>
-                <td role="cell" data-label="Created"><Time iso={k.created_at} /></td>
-                <td role="cell" data-label="Expires">
-                  <Time iso={k.expires_at} />
-                  {k.expires_at ? (
-                    <span class={soon ? 'soon' : 'hint'}>
-                      {' '}
-                      ({soon ? (left === 'expired' ? 'expired: replace it' : `${left}: replace it soon`) : left})
-                    </span>
-                  ) : null}
-                </td>
-                <td role="cell" data-label="Reads" class="scope">{scope(k, names)}</td>
-                <td role="cell" class="actions">
-                  <button
-                    type="button"
-                    class="danger"
-                    aria-label={`Revoke ${k.type} key ${k.name}`}
-                    aria-expanded={revoking === id}
-                    onClick={() => setRevoking(id)}
-                  >
-                    Revoke…
-                  </button>
+    <CardTable caption={`${keys.length} key${keys.length === 1 ? '' : 's'}`} columns={COLUMNS}>
+      {keys.map((k) => {
+        const id = `${k.type}/${k.name}`;
+        const soon = expiresSoon(k.expires_at, now);
+        const left = timeLeft(k.expires_at, now);
+        return (
+          <Fragment key={id}>
+            <tr role="row" class={soon ? 'expiring' : undefined}>
+              <th scope="row" role="rowheader" data-label="Name">{k.name}</th>
+              <td role="cell" data-label="Type">{k.type}</td>
+              <td role="cell" data-label="Created"><Time iso={k.created_at} /></td>
+              <td role="cell" data-label="Expires">
+                <Time iso={k.expires_at} />
+                {k.expires_at ? (
+                  <span class={soon ? 'soon' : 'hint'}>
+                    {' '}
+                    ({soon ? (left === 'expired' ? 'expired: replace it' : `${left}: replace it soon`) : left})
+                  </span>
+                ) : null}
+              </td>
+              <td role="cell" data-label="Reads" class="scope">{scope(k, names)}</td>
+              <td role="cell" class="actions">
+                <button
+                  type="button"
+                  class="danger"
+                  aria-label={`Revoke ${k.type} key ${k.name}`}
+                  aria-expanded={revoking === id}
+                  onClick={() => setRevoking(id)}
+                >
+                  Revoke…
+                </button>
+              </td>
+            </tr>
+            {revoking === id ? (
+              // The confirmation gets a row of its own, across the table: the row above keeps its shape.
+              <tr role="row" class="confirm-row">
+                <td role="cell" colSpan={COLUMNS.length}>
+                  <div class="row">
+                    <ConfirmByName
+                      name={k.name}
+                      what={`${k.type} key`}
+                      action="Revoke key"
+                      autoFocus
+                      onConfirm={async () => {
+                        await api.revokeKey(k.type, k.name);
+                        setRevoking(undefined);
+                        onRevoked(k);
+                      }}
+                    />
+                    <button type="button" onClick={() => setRevoking(undefined)}>
+                      Cancel
+                    </button>
+                  </div>
                 </td>
               </tr>
-              {revoking === id ? (
-                // The confirmation gets a row of its own, across the table: the row above keeps its shape.
-                <tr role="row" class="confirm-row">
-                  <td role="cell" colSpan={COLUMNS}>
-                    <div class="row">
-                      <ConfirmByName
-                        name={k.name}
-                        what={`${k.type} key`}
-                        action="Revoke key"
-                        autoFocus
-                        onConfirm={async () => {
-                          await api.revokeKey(k.type, k.name);
-                          setRevoking(undefined);
-                          onRevoked(k);
-                        }}
-                      />
-                      <button type="button" onClick={() => setRevoking(undefined)}>
-                        Cancel
-                      </button>
-                    </div>
-                  </td>
-                </tr>
-              ) : null}
-            </Fragment>
-          );
-        })}
-      </tbody>
-    </table>
+            ) : null}
+          </Fragment>
+        );
+      })}
+    </CardTable>
   );
 }
 

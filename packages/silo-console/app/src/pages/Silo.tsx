@@ -78,6 +78,7 @@ export function SiloPage({ uuid }: { uuid: string }) {
       <p class="row">
         <a href={href({ page: 'history', uuid })}>History and restore</a>
         <a href={href({ page: 'playground', uuid })}>Query in the playground</a>
+        <a href={href({ page: 'audit', pageNo: 1, filter: { silo: uuid } })}>Its audit log</a>
         <a href="#/silos">All silos</a>
       </p>
       <DataSection

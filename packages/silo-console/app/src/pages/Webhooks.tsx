@@ -5,6 +5,7 @@ import { useAction, useLoad } from '../hooks.js';
 import { formatTime } from '../lib/format.js';
 import { WEBHOOK_EVENTS, type CreatedWebhook, type Delivery, type WebhookEvent, type WebhookInfo } from '../lib/types.js';
 import { CopyButton } from '../components/CopyButton.js';
+import { CardTable } from '../components/CardTable.js';
 import { describedBy, ErrorText, Field, StatusText, Time } from '../components/ui.js';
 
 const EVENT_WORDS: Record<WebhookEvent, string> = {
@@ -91,69 +92,53 @@ function NewSecret({ created, onDone }: { created: CreatedWebhook; onDone: () =>
   );
 }
 
-const COLUMNS = 6;
+const COLUMNS = ['URL', 'Events', 'Silos', 'State', 'Created', { offscreen: 'Actions' }] as const;
+const DELIVERY_COLUMNS = ['Time', 'Event', 'Attempt', 'Answer', 'Took', 'Outcome'] as const;
 
 function HookTable({ hooks, names, onDeleted }: { hooks: WebhookInfo[]; names: Map<string, string>; onDeleted: (h: WebhookInfo) => void }) {
   const [open, setOpen] = useState<{ id: string; what: 'deliveries' | 'delete' }>();
   const toggle = (id: string, what: 'deliveries' | 'delete') => setOpen((o) => (o?.id === id && o.what === what ? undefined : { id, what }));
   return (
-    <table class="cards" role="table">
-      <caption>
-        {hooks.length} webhook{hooks.length === 1 ? '' : 's'}
-      </caption>
-      <thead role="rowgroup">
-        <tr role="row">
-          <th scope="col" role="columnheader">URL</th>
-          <th scope="col" role="columnheader">Events</th>
-          <th scope="col" role="columnheader">Silos</th>
-          <th scope="col" role="columnheader">State</th>
-          <th scope="col" role="columnheader">Created</th>
-          <th scope="col" role="columnheader">
-            <span class="offscreen">Actions</span>
-          </th>
-        </tr>
-      </thead>
-      <tbody role="rowgroup">
-        {hooks.map((h) => {
-          const state = stateOf(h);
-          const shown = open?.id === h.id ? open.what : undefined;
-          return (
-            <Fragment key={h.id}>
-              <tr role="row">
-                <th scope="row" role="rowheader" data-label="URL" class="url-cell">
-                  {h.url}
-                </th>
-                <td role="cell" data-label="Events">{h.events.join(', ')}</td>
-                <td role="cell" data-label="Silos">{h.silos === null ? 'all silos' : h.silos.map((u) => names.get(u) ?? `${u.slice(0, 8)}…`).join(', ')}</td>
-                <td role="cell" data-label="State">
-                  <span class={`state state-${state.kind}`}>{state.text}</span>
-                </td>
-                <td role="cell" data-label="Created"><Time iso={h.created_at} /></td>
-                <td role="cell" class="actions">
-                  <button type="button" aria-expanded={shown === 'deliveries'} aria-label={`Deliveries of the webhook to ${h.url}`} onClick={() => toggle(h.id, 'deliveries')}>
-                    Deliveries
-                  </button>{' '}
-                  <button type="button" class="danger" aria-expanded={shown === 'delete'} aria-label={`Delete the webhook to ${h.url}`} onClick={() => toggle(h.id, 'delete')}>
-                    Delete…
-                  </button>
+    <CardTable caption={`${hooks.length} webhook${hooks.length === 1 ? '' : 's'}`} columns={COLUMNS}>
+      {hooks.map((h) => {
+        const state = stateOf(h);
+        const shown = open?.id === h.id ? open.what : undefined;
+        return (
+          <Fragment key={h.id}>
+            <tr role="row">
+              <th scope="row" role="rowheader" data-label="URL" class="url-cell">
+                {h.url}
+              </th>
+              <td role="cell" data-label="Events">{h.events.join(', ')}</td>
+              <td role="cell" data-label="Silos">{h.silos === null ? 'all silos' : h.silos.map((u) => names.get(u) ?? `${u.slice(0, 8)}…`).join(', ')}</td>
+              <td role="cell" data-label="State">
+                <span class={`state state-${state.kind}`}>{state.text}</span>
+              </td>
+              <td role="cell" data-label="Created"><Time iso={h.created_at} /></td>
+              <td role="cell" class="actions">
+                <button type="button" aria-expanded={shown === 'deliveries'} aria-label={`Deliveries of the webhook to ${h.url}`} onClick={() => toggle(h.id, 'deliveries')}>
+                  Deliveries
+                </button>{' '}
+                <button type="button" class="danger" aria-expanded={shown === 'delete'} aria-label={`Delete the webhook to ${h.url}`} onClick={() => toggle(h.id, 'delete')}>
+                  Delete…
+                </button>
+              </td>
+            </tr>
+            {shown ? (
+              <tr role="row" class="confirm-row">
+                <td role="cell" colSpan={COLUMNS.length}>
+                  {shown === 'delete' ? (
+                    <ConfirmDelete hook={h} onCancel={() => setOpen(undefined)} onDeleted={() => (setOpen(undefined), onDeleted(h))} />
+                  ) : (
+                    <Deliveries hook={h} />
+                  )}
                 </td>
               </tr>
-              {shown ? (
-                <tr role="row" class="confirm-row">
-                  <td role="cell" colSpan={COLUMNS}>
-                    {shown === 'delete' ? (
-                      <ConfirmDelete hook={h} onCancel={() => setOpen(undefined)} onDeleted={() => (setOpen(undefined), onDeleted(h))} />
-                    ) : (
-                      <Deliveries hook={h} />
-                    )}
-                  </td>
-                </tr>
-              ) : null}
-            </Fragment>
-          );
-        })}
-      </tbody>
-    </table>
+            ) : null}
+          </Fragment>
+        );
+      })}
+    </CardTable>
   );
 }
 
@@ -213,33 +198,20 @@ function Deliveries({ hook }: { hook: WebhookInfo }) {
         list.value.deliveries.length === 0 ? (
           <p>No deliveries yet: they appear here after the next change of a silo it listens to.</p>
         ) : (
-          <table class="cards" role="table">
-            <caption>The last {list.value.deliveries.length} attempts, newest first</caption>
-            <thead role="rowgroup">
-              <tr role="row">
-                <th scope="col" role="columnheader">Time</th>
-                <th scope="col" role="columnheader">Event</th>
-                <th scope="col" role="columnheader">Attempt</th>
-                <th scope="col" role="columnheader">Answer</th>
-                <th scope="col" role="columnheader">Took</th>
-                <th scope="col" role="columnheader">Outcome</th>
+          <CardTable caption={`The last ${list.value.deliveries.length} attempts, newest first`} columns={DELIVERY_COLUMNS}>
+            {list.value.deliveries.map((d, i) => (
+              <tr key={`${d.id}:${d.attempt}:${i}`} role="row">
+                <td role="cell" data-label="Time"><Time iso={d.at} /></td>
+                <td role="cell" data-label="Event">{d.type}</td>
+                <td role="cell" data-label="Attempt">{d.attempt}</td>
+                <td role="cell" data-label="Answer">{resultOf(d)}</td>
+                <td role="cell" data-label="Took">{d.duration_ms} ms</td>
+                <td role="cell" data-label="Outcome">
+                  <span class={`outcome outcome-${d.outcome.replace(' ', '-')}`}>{d.outcome}</span>
+                </td>
               </tr>
-            </thead>
-            <tbody role="rowgroup">
-              {list.value.deliveries.map((d, i) => (
-                <tr key={`${d.id}:${d.attempt}:${i}`} role="row">
-                  <td role="cell" data-label="Time"><Time iso={d.at} /></td>
-                  <td role="cell" data-label="Event">{d.type}</td>
-                  <td role="cell" data-label="Attempt">{d.attempt}</td>
-                  <td role="cell" data-label="Answer">{resultOf(d)}</td>
-                  <td role="cell" data-label="Took">{d.duration_ms} ms</td>
-                  <td role="cell" data-label="Outcome">
-                    <span class={`outcome outcome-${d.outcome.replace(' ', '-')}`}>{d.outcome}</span>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+            ))}
+          </CardTable>
         )
       ) : list.loading ? (
         <p role="status">Loading deliveries…</p>
