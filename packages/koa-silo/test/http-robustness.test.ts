@@ -361,6 +361,7 @@ describe('paths and methods', () => {
         '/api/v1/manage/webhooks/{id}/deliveries',
         '/api/v1/manage/webhooks/{id}/retry',
         '/api/v1/manage/audit',
+        '/api/v1/manage/audit/events',
       ].sort(),
     );
   });
