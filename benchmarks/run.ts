@@ -9,8 +9,12 @@
  * query: silo-query against jsonpath-plus and hand-written JS (benchmarks/query/, issue 2), then
  *        the catalogue questions over HTTP against json-server 1.0 (query/http-catalogue.ts, issue 24).
  *        Flags: --quick, --no-write.
- * http:  the HTTP server against bare Koa, node:http and json-server (benchmarks/http/, issue 5).
- *        Flags: those of benchmarks/http/run.ts (--quick, --no-write, --no-memory, --rounds=N, ...).
+ * http:  the HTTP server against bare Koa, node:http and json-server (benchmarks/http/, issue 5),
+ *        then large answers of `silo serve` (http/large-answers.ts: compressed reads of 1 and 5.8 MB,
+ *        a 5 MB append with and without Prefer: return=minimal, a search cached and uncached against
+ *        json-server 1.0), which takes --quick and --no-write and is left out of a run narrowed
+ *        by --only or --stores. Flags: those of benchmarks/http/run.ts (--quick, --no-write,
+ *        --no-memory, --rounds=N, ...).
  * writes: JSON Patch append against whole-array PATCH, and PATCH/create against the build before
  *        versioned storage (benchmarks/writes/, issue 9). Flags: --quick, --no-write, --before=<dir>.
  * migrate: `silo migrate` from SQLite into SQLite, Redis, PostgreSQL and Redis Cluster, silos/s
@@ -25,6 +29,7 @@ import { parseEventsArgs, runEventsBenchmarks } from './events/run.js';
 import { runIsolationBenchmarks } from './isolation/run.js';
 import { runCatalogueOverHttp } from './query/http-catalogue.js';
 import { parseHttpArgs, runHttpBenchmarks } from './http/run.js';
+import { runLargeAnswers } from './http/large-answers.js';
 import { parseMigrateArgs, runMigrateBenchmarks } from './migrate/run.js';
 import { runQueryBenchmarks, type QueryBenchOptions } from './query/run.js';
 import { parseWritesArgs, runWritesBenchmarks } from './writes/run.js';
@@ -59,7 +64,15 @@ export async function runBenchmarks(argv: readonly string[]): Promise<void> {
       await runQueryBenchmarks(queryOptions(flags));
       await runCatalogueOverHttp(queryOptions(flags));
     }
-    else if (suite === 'http') await runHttpBenchmarks(parseHttpArgs(flags));
+    else if (suite === 'http') {
+      const options = parseHttpArgs(flags);
+      await runHttpBenchmarks(options);
+      // A run narrowed to some scenarios or stores is about those: large answers only in a whole run.
+      if (!options.only?.length && options.stores === undefined) {
+        console.log('\n=== http: large answers ===\n');
+        await runLargeAnswers({ quick: options.quick ?? false, write: options.write ?? true });
+      }
+    }
     else if (suite === 'writes') await runWritesBenchmarks(parseWritesArgs(flags));
     else if (suite === 'migrate') await runMigrateBenchmarks(parseMigrateArgs(flags));
     else if (suite === 'events') await runEventsBenchmarks(parseEventsArgs(flags));

@@ -9,7 +9,7 @@ import type { ReadyLine, SeedKind } from './server.js';
 export type Seeded = Pick<ReadyLine, 'silos' | 'patchSilos' | 'bytes' | 'seedMs'>;
 
 /** Creates one silo; resolves with its file_uuid. Throws on any answer but 201. */
-async function createSilo(base: string, manageKey: string, name: string, data: unknown, isPublic: boolean): Promise<string> {
+export async function createSilo(base: string, manageKey: string, name: string, data: unknown, isPublic: boolean): Promise<string> {
   // Compact JSON: the server stores file_data's text as sent, so it holds the bytes server.ts stores.
   const body = JSON.stringify({ file_name: name, file_data: data, is_public: isPublic });
   const res = await fetch(`${base}/api/v1/manage/`, {
