@@ -239,6 +239,10 @@ function evaluateTargets(results: ScenarioResult[], stores: readonly SiloKind[])
   // Issue 14: the server as shipped, on its default store.
   check('silo serve on SQLite: scenario 1 ≥ 80% of bare Koa + router', 's1-serve-sqlite', 'base-koa', 0.8);
   check('silo serve on SQLite: scenario 3 ≥ 75% of bare Koa + router', 's3-serve-sqlite', 'base-koa', 0.75);
+  // Issue 26: the same on Redis, and the search against json-server's 1.0 beta line.
+  check('silo serve on Redis: scenario 1 ≥ 80% of bare Koa + router', 's1-serve-redis', 'base-koa', 0.8);
+  check('silo serve on Redis: scenario 3 ≥ 75% of bare Koa + router', 's3-serve-redis', 'base-koa', 0.75);
+  for (const store of ['serve-sqlite', 'serve-redis'] as const) check(`scenario 4 ≥ 5× json-server 1.0's filter (${store})`, `s4-${store}`, 'base-json-server1-filter', 5);
   // json-server 0.17, the peer of issue 5's targets; its 1.0 beta line is shown beside it (column
   // "vs json-server 1.0β"), as a peer, not a target.
   for (const store of stores) check(`scenario 1 ≥ 2× json-server's 1 KB document (${store})`, `s1-${store}`, 'base-json-server-doc', 2);
@@ -251,7 +255,7 @@ function evaluateTargets(results: ScenarioResult[], stores: readonly SiloKind[])
  * round (the baseline and its contenders within ~20 s), the rest after them.
  */
 const BLOCKS: RegExp[] = [
-  /^(base-koa|base-node|base-json-server1?-doc|s1-.*|s3-(memory|sqlite|serve-sqlite))$/,
+  /^(base-koa|base-node|base-json-server1?-doc|s1-.*|s3-(memory|sqlite|serve-sqlite|serve-redis))$/,
   /^(base-json-server1?-filter|s4-.*)$/,
 ];
 
