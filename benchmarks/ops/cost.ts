@@ -7,7 +7,11 @@
  * (from /proc: it hardly moves when the load generator competes for the cores) and req/s, medians
  * over rounds, and the paired ratio with ÷ without (median, with its range).
  *
- *   npx tsc -b && node --import tsx benchmarks/ops/cost.ts [--rounds=9] [--round-sec=3] [--connections=16]
+ *   npx tsc -b && node --import tsx benchmarks/ops/cost.ts [--rounds=9] [--round-sec=3] [--connections=16] [--with=metrics-only|audit-only] [--only=read|patch] [--audit-layout=rows|records]
+ *
+ * `--only` runs one of the two scenarios (the audit log costs the PATCH alone: reads write no
+ * entry); `--audit-layout=records` has both servers write entries as stores without an audit log
+ * of their own do (a record and three sorted-index entries), the layout SQLite had before.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -31,8 +35,13 @@ const arg = (name: string, fallback: number) => Number(process.argv.slice(2).fin
 const ROUNDS = arg('rounds', 9);
 const ROUND_SEC = arg('round-sec', 3);
 const CONNECTIONS = arg('connections', 16);
-/** `--against=metrics-only|audit-only`: one of the two alone instead of both (which of them costs what). */
+/** `--with=metrics-only|audit-only`: one of the two alone instead of both (which of them costs what). */
 const WITH = (process.argv.slice(2).find((a) => a.startsWith('--with='))?.slice(7) ?? 'with') as 'with' | 'metrics-only' | 'audit-only';
+/** `--only=read|patch`: that scenario alone. */
+const ONLY = process.argv.slice(2).find((a) => a.startsWith('--only='))?.slice(7);
+if (ONLY !== undefined && ONLY !== 'read' && ONLY !== 'patch') throw new Error('--only=read|patch');
+const LAYOUT = process.argv.slice(2).find((a) => a.startsWith('--audit-layout='))?.slice(15) ?? 'rows';
+if (LAYOUT !== 'rows' && LAYOUT !== 'records') throw new Error('--audit-layout=rows|records');
 
 const scenarios: Record<string, (r: Ready) => LoadRequest> = {
   '1 KB read (GET /<uuid>, access key)': (r) => ({ url: `http://127.0.0.1:${r.port}/${r.read}`, headers: { 'x-silo-key': r.keys.access } }),
@@ -57,10 +66,11 @@ try {
   for (const variant of ['with', 'without'] as const) {
     const dir = mkdtempSync(path.join(os.tmpdir(), `silo-ops-${variant}-`));
     dirs.push(dir);
-    sides[variant] = await startChild<Ready>(variant, '../ops/server.ts', [`--variant=${variant === 'with' ? WITH : variant}`, `--data-dir=${dir}`, `--patch-silos=${CONNECTIONS}`]);
+    sides[variant] = await startChild<Ready>(variant, '../ops/server.ts', [`--variant=${variant === 'with' ? WITH : variant}`, `--data-dir=${dir}`, `--patch-silos=${CONNECTIONS}`, `--audit-layout=${LAYOUT}`]);
   }
-  console.log(`${WITH === 'with' ? 'metrics and audit' : WITH} cost: ${ROUNDS} rounds of ${ROUND_SEC} s per side, ${CONNECTIONS} connections, SQLite, ${os.cpus().length} cores, Node ${process.version}`);
+  console.log(`${WITH === 'with' ? 'metrics and audit' : WITH} cost (audit entries as ${LAYOUT}): ${ROUNDS} rounds of ${ROUND_SEC} s per side, ${CONNECTIONS} connections, SQLite, ${os.cpus().length} cores, Node ${process.version}`);
   for (const [name, make] of Object.entries(scenarios)) {
+    if (ONLY !== undefined && !name.toLowerCase().includes(ONLY)) continue;
     const requests = { with: make(sides.with.ready), without: make(sides.without.ready) };
     // Warm-up of both sides.
     for (const v of ['with', 'without'] as const) await runLoad(requests[v], { connections: CONNECTIONS, durationSec: 2 });

@@ -146,6 +146,34 @@ describe('query answers', () => {
   });
 });
 
+describe('appends with a minimal answer', () => {
+  it('read none of the array once it has had an append, past the fold of its tails too, and keep every element', async () => {
+    const items = Array.from({ length: 2000 }, (_, i) => ({ id: i, name: `item-${i}` }));
+    const uuid = await h.create(alice, { file_name: 'log', file_data: items });
+    const append = (id: number) =>
+      h.client.request(`/api/v1/manage/${uuid}`, {
+        method: 'PATCH',
+        headers: manage(alice, { 'content-type': 'application/json-patch+json', prefer: 'return=minimal' }),
+        body: [{ op: 'add', path: '/file_data/-', value: { id, name: `item-${id}` } }],
+      });
+    // The first append reads the data once (is it an array?); the next ones only what they add.
+    const first = await append(2000);
+    expect(first.status, first.text).toBe(200);
+    const before = store.dataReads;
+    const answers = [];
+    for (let id = 2001; id < 2010; id++) answers.push(await append(id));
+    expect(store.dataReads - before).toBe(0);
+    const last = answers.at(-1)!;
+    expect([last.status, last.headers['preference-applied'], last.json.version, last.json.file_data]).toEqual([200, 'return=minimal', 11, undefined]);
+    expect(last.headers.etag).toBeDefined();
+
+    // Past 32 tails storage folds them into one text (loaded then); the data is whole either way.
+    for (let id = 2010; id < 2050; id++) expect((await append(id)).status).toBe(200);
+    const read = await h.client.get(`/${uuid}`, { headers: access(alice) });
+    expect(read.json).toEqual(Array.from({ length: 2050 }, (_, i) => ({ id: i, name: `item-${i}` })));
+  });
+});
+
 describe('the service read in two steps', () => {
   const setup = async () => {
     const storage = createStorage({ main: new Keyv() });

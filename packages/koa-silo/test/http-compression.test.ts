@@ -52,6 +52,33 @@ describe('compression', () => {
     expect(JSON.parse(identity.body.toString())).toEqual(BIG);
   });
 
+  it("compresses a large write's answer too (made for that answer alone: the fast levels)", async () => {
+    const doc = Array.from({ length: 6000 }, (_, i) => ({ id: i, name: `item ${i}`, note: 'the same words again and again' }));
+    const body = JSON.stringify({ file_data: doc });
+    const reply = await new Promise<{ headers: http.IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
+      const req = http.request(
+        {
+          host: '127.0.0.1',
+          port: h.server.port,
+          path: `/api/v1/manage/${big}`,
+          method: 'PATCH',
+          headers: { host: 'api.localhost', ...manage(alice), 'content-type': 'application/json', 'accept-encoding': 'br' },
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => resolve({ headers: res.headers, body: Buffer.concat(chunks) }));
+        },
+      );
+      req.on('error', reject);
+      req.end(body);
+    });
+    expect(Buffer.byteLength(body)).toBeGreaterThan(256 * 1024);
+    expect(reply.headers['content-encoding']).toBe('br');
+    expect(JSON.parse(zlib.brotliDecompressSync(reply.body).toString())).toMatchObject({ file_name: 'big', file_data: doc, version: 2 });
+    expect(reply.body.length).toBeLessThan(Buffer.byteLength(body) / 5);
+  });
+
   it('leaves tiny answers alone', async () => {
     const tiny = await rawGet(`/public/${small}`, { 'Accept-Encoding': 'br, gzip' });
     expect(tiny.headers['content-encoding']).toBeUndefined();

@@ -9,16 +9,17 @@
  * kind exclude each other during an upgrade), then every expectation checked, each check a
  * statement of its own that sees what committed before the locks were granted (PL/pgSQL gives
  * every statement of a volatile function a fresh snapshot under READ COMMITTED), then the writes,
- * the sorted index and its counts. It returns false, having written nothing, when an expectation
+ * the audit log's rows (an entry that exists fails the statement), the sorted index and its
+ * counts. It returns false, having written nothing, when an expectation
  * fails; an error anywhere rolls the whole statement back.
  *
  * A count that falls to 0 is removed (a missing row counts 0, as on SQLite): an index key whose
  * members are all gone leaves nothing behind, so an import that is undone leaves an empty schema.
  */
-import type { AtomicBatch } from 'koa-silo';
+import type { AtomicBatch, AuditRow } from 'koa-silo';
 
 /** Versioned by name: a changed body gets a new name, so instances of two versions can share a database. */
-export const ATOMIC_FUNCTION = 'silo_atomic_v2';
+export const ATOMIC_FUNCTION = 'silo_atomic_v3';
 
 export const ATOMIC_FUNCTION_SQL = `
 CREATE OR REPLACE FUNCTION ${ATOMIC_FUNCTION}(
@@ -28,12 +29,14 @@ CREATE OR REPLACE FUNCTION ${ATOMIC_FUNCTION}(
   delete_tables text[], delete_keys text[],
   index_table text,
   add_keys text[], add_scores bigint[], add_members text[],
-  remove_keys text[], remove_members text[]
+  remove_keys text[], remove_members text[],
+  audit_logs text[], audit_times bigint[], audit_ids text[], audit_silos text[], audit_actors text[], audit_entries text[]
 ) RETURNS boolean LANGUAGE plpgsql VOLATILE AS $fn$
 DECLARE
   stored text;
   inserted boolean;
   removed integer;
+  added integer;
 BEGIN
   PERFORM pg_advisory_xact_lock(h)
     FROM (SELECT DISTINCT hashtextextended(n, 0) AS h FROM unnest(lock_names) n ORDER BY 1) s;
@@ -50,6 +53,14 @@ BEGIN
   FOR i IN 1 .. coalesce(array_length(delete_keys, 1), 0) LOOP
     EXECUTE format('DELETE FROM %I WHERE key = $1', delete_tables[i]) USING delete_keys[i];
   END LOOP;
+  IF coalesce(array_length(audit_ids, 1), 0) > 0 THEN
+    EXECUTE format('INSERT INTO %I (log, time, id, silo, actor, entry) SELECT * FROM unnest($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING', index_table || '_audit')
+      USING audit_logs, audit_times, audit_ids, audit_silos, audit_actors, audit_entries;
+    GET DIAGNOSTICS added = ROW_COUNT;
+    IF added < array_length(audit_ids, 1) THEN
+      RAISE EXCEPTION 'an audit entry of this batch exists already' USING ERRCODE = 'unique_violation';
+    END IF;
+  END IF;
   FOR i IN 1 .. coalesce(array_length(add_keys, 1), 0) LOOP
     EXECUTE format('INSERT INTO %I (index_key, score, member) VALUES ($1, $2, $3)
                     ON CONFLICT (index_key, member) DO UPDATE SET score = EXCLUDED.score RETURNING (xmax = 0)', index_table || '_index')
@@ -111,5 +122,12 @@ export function atomicArguments({ table, batch, joined }: TableBatch): unknown[]
     batch.indexAdd.map(([, , member]) => member),
     batch.indexRemove.map(([key]) => key),
     batch.indexRemove.map(([, member]) => member),
+    ...auditColumns(batch.auditAdd ?? []),
   ];
+}
+
+/** The audit rows of a batch as the function's six arrays, one per column. */
+function auditColumns(rows: readonly AuditRow[]): unknown[][] {
+  for (const row of rows) if (!Number.isSafeInteger(row.time)) throw new TypeError(`an audit entry's time must be a safe integer, got ${row.time}`);
+  return [rows.map((r) => r.log), rows.map((r) => r.time), rows.map((r) => r.id), rows.map((r) => r.silo ?? null), rows.map((r) => r.actor), rows.map((r) => r.entry)];
 }

@@ -1,8 +1,8 @@
 /**
  * A Keyv 5 storage adapter over PostgreSQL (`pg`), with what koa-silo needs to run several
  * instances on one database: atomic batches (`atomic`, one statement: postgres-atomic.ts),
- * compare-and-swap (for its leases, the same statement), a sorted index (the listing) and key
- * listing by prefix (the orphan sweep).
+ * compare-and-swap (for its leases, the same statement), a sorted index (the listing), an audit
+ * log (postgres-audit-log.ts) and key listing by prefix (the orphan sweep).
  *
  * - One table per store role (`main`, `region_api`, ...), `key text COLLATE "C" PRIMARY KEY`, so
  *   that key order is byte order (prefix ranges, as on SQLite and Redis).
@@ -16,8 +16,9 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import type { KeyvStoreAdapter, StoredData } from 'keyv';
-import type { AtomicBatch } from 'koa-silo';
+import type { AtomicBatch, AuditLog } from 'koa-silo';
 import { ATOMIC_FUNCTION, ATOMIC_FUNCTION_SQL, atomicArguments } from './postgres-atomic.js';
+import { auditLogSchema, postgresAuditLog } from './postgres-audit-log.js';
 import { AdapterEvents, prefixEnd } from './store-adapter.js';
 
 export interface PostgresStoreOptions {
@@ -72,6 +73,8 @@ export class PostgresStore extends AdapterEvents implements KeyvStoreAdapter {
   readonly opts: { dialect: 'postgres'; table: string };
   namespace?: string | undefined;
   readonly sortedIndex: PostgresSortedIndex;
+  /** The audit log (koa-silo's AuditLogAdapter): `<table>_audit`, one row per entry (postgres-audit-log.ts). */
+  readonly auditLog: AuditLog;
   readonly #pool: pg.Pool;
   readonly #t: string;
 
@@ -92,6 +95,7 @@ export class PostgresStore extends AdapterEvents implements KeyvStoreAdapter {
         return rows.map((r) => r.member);
       },
     };
+    this.auditLog = postgresAuditLog(table, async <R>(text: string, values: unknown[]) => (await pool.query(named(text, values))).rows as R[]);
   }
 
   /** Opens the store of `table`, making its tables when missing. */
@@ -106,6 +110,7 @@ export class PostgresStore extends AdapterEvents implements KeyvStoreAdapter {
       );
       await client.query(`CREATE INDEX IF NOT EXISTS "${table}_index_order" ON "${table}_index" (index_key, score, member)`);
       await client.query(`CREATE TABLE IF NOT EXISTS "${table}_index_count" (index_key text COLLATE "C" PRIMARY KEY, n bigint NOT NULL)`);
+      for (const statement of auditLogSchema(table)) await client.query(statement);
       await client.query('INSERT INTO silo_schema (table_name, version) VALUES ($1, $2) ON CONFLICT (table_name) DO NOTHING', [table, SCHEMA_VERSION]);
       // Made once per schema: its name carries its version, so one that exists is this one (and
       // a role that does not own it, sharing the database, need not replace it).
@@ -145,8 +150,10 @@ export class PostgresStore extends AdapterEvents implements KeyvStoreAdapter {
     if (this.namespace) {
       const prefix = `${this.namespace}:`;
       await this.#pool.query(named(`DELETE FROM "${this.#t}" WHERE key >= $1 AND key < $2`, [prefix, prefixEnd(prefix)]));
+      await this.#pool.query(named(`DELETE FROM "${this.#t}_audit" WHERE log >= $1 AND log < $2`, [prefix, prefixEnd(prefix)]));
     } else {
       await this.#pool.query(`DELETE FROM "${this.#t}"`);
+      await this.#pool.query(`DELETE FROM "${this.#t}_audit"`);
     }
   }
 

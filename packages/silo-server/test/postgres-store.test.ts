@@ -72,4 +72,21 @@ describe.skipIf(!havePostgres)('PostgresStore', () => {
     expect(await main.sortedIndex.count('idx')).toBe(1);
     await expect(main.atomic({ ...batch('v2', 'v3'), joined: [{ store: {} as PostgresStore, set: [], delete: [] }] })).rejects.toThrow(/another PostgreSQL pool/);
   });
+
+  it('keeps audit entries as rows inserted by the batch, all or nothing: an entry twice fails its whole batch', async () => {
+    const s = await PostgresStore.open({ pool: schema!.pool, table: 'audit_rows' });
+    const row = (id: string, time: number, actor: string, silo?: string) => ({ log: 'p:audit:a', time, id, actor, ...(silo ? { silo } : {}), entry: JSON.stringify({ id }) });
+    const batch = (rows: ReturnType<typeof row>[], set: [string, string][] = []) => ({ expect: [], set, delete: [], indexAdd: [], indexRemove: [], auditAdd: rows });
+    expect(await s.atomic(batch([row('x1', 1000, 'a', 'u1'), row('x2', 1000, 'b'), row('x0', 999, 'a')]))).toBe(true);
+    await expect(s.atomic(batch([row('x3', 1001, 'a'), row('x1', 1000, 'a')], [['k', 'v']]))).rejects.toThrow(/exists already/);
+    expect(await s.get('k')).toBeUndefined();
+    const ids = (texts: string[]) => texts.map((t) => (JSON.parse(t) as { id: string }).id);
+    // Newest first; within one millisecond, ascending ids.
+    expect(ids(await s.auditLog.list('p:audit:a', {}, 0, 10))).toEqual(['x1', 'x2', 'x0']);
+    expect(ids(await s.auditLog.list('p:audit:a', { actor: 'a' }, 1, 10))).toEqual(['x0']);
+    expect(await Promise.all([s.auditLog.count('p:audit:a', { since: 1000 }), s.auditLog.count('p:audit:a', { silo: 'u1', actor: 'a' }), s.auditLog.count('p:audit:b', {})])).toEqual([2, 1, 0]);
+    // The oldest go first: the listing's order backwards.
+    expect(await s.auditLog.prune('p:audit:a', 1001, 2)).toBe(2);
+    expect(ids(await s.auditLog.list('p:audit:a', {}, 0, 10))).toEqual(['x1']);
+  });
 });

@@ -356,6 +356,41 @@ describe('the sorted index (the listing index of koa-silo)', () => {
   }, 60_000);
 });
 
+describe('the audit log (koa-silo’s AuditLogAdapter)', () => {
+  it('keeps an entry as one row of main_audit, committed with its action: no record, no index row', async () => {
+    const s = store(tmpFile(), { table: 'main' });
+    const storage = createStorage({ main: sqliteKeyv(s) });
+    const { accounts, silos } = createServices(storage);
+    await accounts.createAccount('acme');
+    const actor = { actor: { type: 'manage' as const, name: 'ci' }, address: null };
+    const made = await silos.create('acme', { file_name: 'f', file_data: [] }, actor);
+    await Promise.all(Array.from({ length: 10 }, (_, i) => silos.patch('acme', made.file_uuid, { type: 'merge', text: JSON.stringify({ file_name: `g${i}` }) }, undefined, actor)));
+    const count = (sql: string) => s.database.prepare(sql).pluck().get();
+    expect(count(`SELECT count(*) FROM main_audit WHERE log = 'silo:audit:acme'`)).toBe(11);
+    expect(count(`SELECT count(*) FROM main WHERE key LIKE 'silo:audit%'`)).toBe(0);
+    expect(count(`SELECT count(*) FROM main_index WHERE index_key LIKE 'silo:audit%'`)).toBe(0);
+    expect(count(`SELECT count(*) FROM main_index_count WHERE index_key LIKE 'silo:audit%'`)).toBe(0);
+    const listed = await storage.listAudit('acme', { offset: 0, limit: 3, actor: 'ci', silo: made.file_uuid });
+    expect([listed.total, listed.entries.map((e) => e.version)]).toEqual([11, [11, 10, 9]]);
+  });
+
+  it('fails only the batch that inserts an entry twice; clear() empties the log with the namespace', async () => {
+    const file = tmpFile();
+    const s = store(file, { table: 'main' });
+    const row = (log: string, id: string) => ({ log, time: 1000, id, actor: 'a', entry: JSON.stringify({ id }) });
+    const batch = (rows: ReturnType<typeof row>[], set: [string, string][] = []) => ({ expect: [], set, delete: [], indexAdd: [], indexRemove: [], auditAdd: rows });
+    expect(await s.atomic(batch([row('a:log', 'x1'), row('b:log', 'x1')]))).toBe(true);
+    const [dup, other] = await Promise.allSettled([s.atomic(batch([row('a:log', 'x2'), row('a:log', 'x1')], [['k', 'v']])), s.atomic(batch([row('a:log', 'x3')]))]);
+    expect(dup.status).toBe('rejected');
+    expect(other).toEqual({ status: 'fulfilled', value: true });
+    expect(await s.get('k')).toBeUndefined();
+    // One millisecond: ascending ids (newAuditId's fall within one, so that is newest first).
+    expect(s.auditLog.list('a:log', {}, 0, 10)).toEqual(['{"id":"x1"}', '{"id":"x3"}']);
+    await new Keyv({ store: store(file, { table: 'main' }), namespace: 'a' }).clear();
+    expect([s.auditLog.count('a:log', {}), s.auditLog.count('b:log', {})]).toEqual([0, 1]);
+  });
+});
+
 describe('durability', () => {
   it('every acknowledged write survives kill -9 of the writing process', async () => {
     const file = tmpFile();

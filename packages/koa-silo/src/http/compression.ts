@@ -20,6 +20,23 @@ const gzip = promisify(zlib.gzip);
 
 /** Brotli at quality 5: about gzip's speed with a smaller result (11, the default, is for static files). */
 const BROTLI_OPTIONS = { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 5, [zlib.constants.BROTLI_PARAM_MODE]: zlib.constants.BROTLI_MODE_TEXT } };
+/**
+ * A large body compressed for one answer only (a write's answer with its document) takes the
+ * fastest levels: 5.8 MB in 20 ms (brotli 1) or 33 ms (gzip 1) instead of 98 or 114, for a result
+ * a third larger. A shared body is compressed once for every answer: it keeps the better ratio.
+ */
+const FAST_ABOVE_BYTES = 256 * 1024;
+const FAST_BROTLI_OPTIONS = { params: { ...BROTLI_OPTIONS.params, [zlib.constants.BROTLI_PARAM_QUALITY]: 1 } };
+const FAST_GZIP_OPTIONS = { level: 1 };
+
+/** Bodies made for one answer (see `answerOnly`): never kept, compressed fast when large. */
+const oneAnswer = new WeakSet<Buffer>();
+
+/** Marks `bytes` as made for one answer only (not a version cache's body shared by many). */
+export function answerOnly(bytes: Buffer): Buffer {
+  oneAnswer.add(bytes);
+  return bytes;
+}
 
 /** Compressed forms of shared bodies, per coding; they go when the body does. */
 const compressed = new WeakMap<Buffer, Partial<Record<Coding, Promise<Buffer>>>>();
@@ -59,7 +76,7 @@ export async function compressAnswer(ctx: Context): Promise<void> {
   const coding = acceptedCoding(ctx.get('Accept-Encoding'));
   if (!coding || ctx.method === 'HEAD') return;
   const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
-  const packed = await compress(bytes, coding, Buffer.isBuffer(body));
+  const packed = await compress(bytes, coding, Buffer.isBuffer(body) && !oneAnswer.has(body));
   if (packed.length >= bytes.length) return;
   const type = ctx.response.get('Content-Type');
   ctx.body = packed;
@@ -70,7 +87,8 @@ export async function compressAnswer(ctx: Context): Promise<void> {
 }
 
 function compress(bytes: Buffer, coding: Coding, shared: boolean): Promise<Buffer> {
-  const run = () => (coding === 'br' ? brotli(bytes, BROTLI_OPTIONS) : gzip(bytes));
+  const fast = !shared && bytes.length >= FAST_ABOVE_BYTES;
+  const run = () => (coding === 'br' ? brotli(bytes, fast ? FAST_BROTLI_OPTIONS : BROTLI_OPTIONS) : gzip(bytes, fast ? FAST_GZIP_OPTIONS : {}));
   if (!shared) return run();
   const forms = compressed.get(bytes) ?? {};
   let form = forms[coding];

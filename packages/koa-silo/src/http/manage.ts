@@ -15,6 +15,7 @@ import { PreconditionRequiredError } from './errors.js';
 import { answeredNotModified, etagFor, hasIfMatch, ifMatchTags, notModified } from './etag.js';
 import { patchShape } from './patch-body.js';
 import { textBytes } from './text-bytes.js';
+import { answerOnly } from './compression.js';
 import { applyMinimal, prefersMinimal } from './prefer.js';
 import type { Work } from '../work/index.js';
 import { sendEmpty, sendJson, sendJsonBytes, sendJsonText } from './respond.js';
@@ -38,12 +39,9 @@ export interface ManageDeps {
 }
 
 /** The update response: all seven fields and the version, with file_data's stored text as it is. */
-export function sendUpdated(ctx: Context, { record, text }: SiloDataRecord): void {
+export async function sendUpdated(ctx: Context, { record, text }: SiloDataRecord): Promise<void> {
+  if (prefersMinimal(ctx)) return sendMinimal(ctx, record);
   ctx.set('ETag', etagFor(record.etag));
-  if (prefersMinimal(ctx)) {
-    applyMinimal(ctx);
-    return sendJson(ctx, 200, versionedMetaOf(record));
-  }
   const head = JSON.stringify({
     file_name: record.file_name,
     file_uuid: record.file_uuid,
@@ -51,7 +49,15 @@ export function sendUpdated(ctx: Context, { record, text }: SiloDataRecord): voi
     is_public: record.is_public,
   });
   const tail = JSON.stringify({ created_at: record.created_at, updated_at: record.updated_at, version: record.version });
-  sendJsonText(ctx, 200, `${head.slice(0, -1)},"file_data":${text},${tail.slice(1)}`);
+  // A large document's bytes are made in slices, with other requests served between them.
+  sendJsonBytes(ctx, 200, answerOnly(await textBytes(`${head.slice(0, -1)},"file_data":`, text, `,${tail.slice(1)}`)));
+}
+
+/** A write's minimal answer (Prefer: return=minimal): the metadata, version and ETag. */
+function sendMinimal(ctx: Context, record: SiloRecord): void {
+  ctx.set('ETag', etagFor(record.etag));
+  applyMinimal(ctx);
+  sendJson(ctx, 200, versionedMetaOf(record));
 }
 
 export function bodyLimit(plan: Plan, admission?: Admission): BodyLimit {
@@ -160,10 +166,12 @@ export function manageHandlers(deps: ManageDeps) {
       await caller.confirm();
       if (shape !== 'update') {
         const patch = { type: shape === 'merge-patch' ? 'merge' : 'json-patch', text } as const;
+        // Without the document in the answer, an append to a large array reads none of its data.
+        if (prefersMinimal(ctx)) return sendMinimal(ctx, await silos.patchRecord(caller.account, uuid, patch, ifMatchTags(ctx), caller));
         return sendUpdated(ctx, await silos.patch(caller.account, uuid, patch, ifMatchTags(ctx), caller));
       }
       const fields = body.fields as Partial<SiloFields>;
-      sendUpdated(ctx, await silos.updateText(caller.account, uuid, fields, body.dataText, ifMatchTags(ctx), caller));
+      await sendUpdated(ctx, await silos.updateText(caller.account, uuid, fields, body.dataText, ifMatchTags(ctx), caller));
     },
 
     async delete(ctx: Context, param: string): Promise<void> {

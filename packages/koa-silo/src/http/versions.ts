@@ -76,7 +76,7 @@ export function versionHandlers(deps: VersionDeps) {
       const { version, issues: versionIssues } = pathVersion(versionParam);
       throwIfAny([...issues, ...versionIssues]);
       if (deps.requireIfMatch && !hasIfMatch(ctx)) throw new PreconditionRequiredError();
-      sendUpdated(ctx, await silos.restore(caller.account, uuid, version, ifMatchTags(ctx), caller));
+      await sendUpdated(ctx, await silos.restore(caller.account, uuid, version, ifMatchTags(ctx), caller));
     },
   };
 }

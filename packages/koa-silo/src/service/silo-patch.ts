@@ -84,17 +84,35 @@ export type PatchedRecord = Pick<SiloRecord, 'file_name' | 'region_name' | 'is_p
  * parse of the stored data. Undefined for any other patch.
  */
 export function appendOnly(record: PatchedRecord, text: string, patch: SiloPatch): Patched | undefined {
+  if (!isArrayText(text)) return undefined;
+  const empty = text.length === 2;
+  const appended = appendedTo(record, patch, empty);
+  if (!appended || appended.appended === undefined) return appended;
+  const body = appended.appended;
+  return { ...appended, text: empty ? `[${body}]` : `${text.slice(0, -1)},${body}]` };
+}
+
+/**
+ * The result of `patch` when it only appends objects to an array silo known to hold elements (one
+ * whose head has a tail of appended elements), without its text: the new elements'
+ * text and the new size. The data's text is not read at all: an append to a 10 MB array costs
+ * what its new elements do. Undefined for any other patch.
+ */
+export function appendToElements(record: PatchedRecord, patch: SiloPatch): Omit<Patched, 'text'> | undefined {
+  return appendedTo(record, patch, false);
+}
+
+function appendedTo(record: PatchedRecord, patch: SiloPatch, empty: boolean): Omit<Patched, 'text'> | undefined {
   patch = patchValue(patch);
-  if (patch.type !== 'json-patch' || !isArrayText(text)) return undefined;
+  if (patch.type !== 'json-patch') return undefined;
   const appended = appendedElements(patch.operations);
   if (!appended) return undefined;
   const fields = { file_name: record.file_name, region_name: record.region_name, is_public: record.is_public };
   if (appended.length === 0) return fields;
   const body = appended.join(',');
-  const empty = text.length === 2;
   // The stored size plus the new elements': a 1 MB silo is not counted again for one element.
   const size = record.size + Buffer.byteLength(body, 'utf8') + (empty ? 0 : 1);
-  return { ...fields, text: empty ? `[${body}]` : `${text.slice(0, -1)},${body}]`, size, appended: body };
+  return { ...fields, size, appended: body };
 }
 
 /**

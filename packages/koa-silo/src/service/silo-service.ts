@@ -11,7 +11,8 @@
 import { type AuditAction, type AuditActor, auditEntryOf, type AuditSource, type Clock, type CreateSiloInput, PROGRAM_ACTOR, DEFAULT_HISTORY_VERSIONS, DEFAULT_PLAN, type IfMatch, isoTime, metaOf, nextUpdatedAt, NotFoundError, PayloadTooLargeError, type PendingDelivery, type PlanLimits, planNamed, type Plans, PreconditionFailedError, type Region, type SiloDataRecord, type SiloEvent, type SiloFields, type SiloHandle, type SiloMeta, type SiloPage, type SiloPatch, type SiloRecord, StorageUnavailableError, systemClock, type UpdateSiloInput, type VersionData, type VersionInfo, type VersionPage, withDefaultPlan } from '../model/index.js';
 import type { HeldLock, NewSilo, NextVersion, SiloHead, SiloStorage } from '../storage/index.js';
 import { cachedPlanNames, type PlanNameOf } from './plan-names.js';
-import { applySiloPatch, type Patched } from './silo-patch.js';
+import { appendToElements, applySiloPatch, type Patched } from './silo-patch.js';
+import { INLINE_CHARS } from '../limits/inline-work.js';
 
 import { canonicalUuid, newSiloUuid } from './silo-ids.js';
 import type { SiloService } from './types.js';
@@ -186,8 +187,22 @@ export function createSiloService(storage: SiloStorage, options: SiloServiceOpti
     });
   }
 
-  /** One write of a silo: a new version made by `change` from the current one, recorded as `action` (a move whatever it is). */
-  async function write(account: string, uuid: string, ifMatch: IfMatch, change: Change, action: AuditAction, by: AuditSource = programmatic): Promise<SiloDataRecord> {
+  /**
+   * One write of a silo: a new version made by `change` from the current one, recorded as `action`
+   * (a move whatever it is). Its answer: the record, and the new data's text unless `textBack` is
+   * false (a minimal answer: then an append to a large array reads none of its data).
+   */
+  function write(account: string, uuid: string, ifMatch: IfMatch, change: Change, action: AuditAction, by?: AuditSource): Promise<SiloDataRecord>;
+  function write(account: string, uuid: string, ifMatch: IfMatch, change: Change, action: AuditAction, by: AuditSource | undefined, textBack: false): Promise<{ record: SiloRecord }>;
+  async function write(
+    account: string,
+    uuid: string,
+    ifMatch: IfMatch,
+    change: Change,
+    action: AuditAction,
+    by: AuditSource = programmatic,
+    textBack = true,
+  ): Promise<{ record: SiloRecord; text?: string }> {
     const id = idOf(uuid);
     const { historyVersions = DEFAULT_HISTORY_VERSIONS } = await limits(account);
     return underLock(account, id, ifMatch, async (current, fence) => {
@@ -204,7 +219,12 @@ export function createSiloService(storage: SiloStorage, options: SiloServiceOpti
       const head = await storage.writeVersion(current, planned.next, historyVersions, fence, await outboxFor(event), entry);
       if (!head) return undefined;
       onCommit(event);
-      return { record: recordOf(head), text: planned.text ?? planned.next.data?.text ?? (await currentText()) };
+      const record = recordOf(head);
+      if (!textBack) return { record };
+      // Read under the lock still: a later write may prune the blobs the current text is made of.
+      const data = planned.next.data;
+      const newText = planned.text ?? (data === undefined ? await currentText() : typeof data.text === 'string' ? data.text : await data.text());
+      return { record, text: newText };
     });
   }
 
@@ -272,6 +292,30 @@ export function createSiloService(storage: SiloStorage, options: SiloServiceOpti
     );
   }
 
+  /** The change a patch makes: an append to an array known to hold elements without its text, any other on its text. */
+  function patchChange(plan: PlanLimits, patch: SiloPatch): Change {
+    const { maxDataBytes } = plan;
+    return async (current, currentText) => {
+      // A head with a tail is an array with elements: an append needs only its own text (kept small here).
+      const small = !('text' in patch) || patch.text.length < INLINE_CHARS;
+      const quick = current.tail?.length && small ? appendToElements(current, patch) : undefined;
+      if (quick?.appended !== undefined) {
+        if (quick.size! > maxDataBytes) throw new PayloadTooLargeError(maxDataBytes);
+        const appended = quick.appended;
+        let whole: Promise<string> | undefined;
+        const text = () => (whole ??= currentText().then((t) => `${t.slice(0, -1)},${appended}]`));
+        return { next: { ...nextOf(current, quick), data: { text, size: quick.size!, appended } } };
+      }
+      if (quick) return { next: nextOf(current, quick) };
+      const patched = await applyPatch(current.account, current.file_uuid, current.etag, current, await currentText(), patch, maxDataBytes);
+      const data =
+        patched.text === undefined
+          ? undefined
+          : { ...sized(patched.text, plan, patched.size), ...(patched.appended !== undefined ? { appended: patched.appended } : {}) };
+      return { next: { ...nextOf(current, patched), ...(data ? { data } : {}) } };
+    };
+  }
+
   async function openVersion(account: string, uuid: string, version: number): Promise<{ info: VersionInfo; load(): Promise<string> }> {
     const head = await owned(account, idOf(uuid));
     const entry = await historyEntry(head, version);
@@ -326,15 +370,11 @@ export function createSiloService(storage: SiloStorage, options: SiloServiceOpti
     updateText,
 
     async patch(account: string, uuid: string, patch: SiloPatch, ifMatch?: IfMatch, by?: AuditSource): Promise<SiloDataRecord> {
-      const plan = await limits(account);
-      return write(account, uuid, ifMatch, async (current, currentText) => {
-        const patched = await applyPatch(account, current.file_uuid, current.etag, current, await currentText(), patch, plan.maxDataBytes);
-        const data =
-          patched.text === undefined
-            ? undefined
-            : { ...sized(patched.text, plan, patched.size), ...(patched.appended !== undefined ? { appended: patched.appended } : {}) };
-        return { next: { ...nextOf(current, patched), ...(data ? { data } : {}) } };
-      }, 'silo.patch', by);
+      return write(account, uuid, ifMatch, patchChange(await limits(account), patch), 'silo.patch', by);
+    },
+
+    async patchRecord(account: string, uuid: string, patch: SiloPatch, ifMatch?: IfMatch, by?: AuditSource): Promise<SiloRecord> {
+      return (await write(account, uuid, ifMatch, patchChange(await limits(account), patch), 'silo.patch', by, false)).record;
     },
 
     async delete(account: string, uuid: string, ifMatch?: IfMatch, by: AuditSource = programmatic): Promise<void> {

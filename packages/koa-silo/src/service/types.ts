@@ -68,6 +68,8 @@ export interface SiloService {
   updateText(account: string, uuid: string, input: Partial<SiloFields>, text: string | undefined, ifMatch?: IfMatch, by?: AuditSource): Promise<SiloDataRecord>;
   /** As update; PatchConflictError (409) when the patch cannot apply to the current document. */
   patch(account: string, uuid: string, patch: SiloPatch, ifMatch?: IfMatch, by?: AuditSource): Promise<SiloDataRecord>;
+  /** `patch`, answering the record only: an append to an array that has had appends reads none of its data. */
+  patchRecord(account: string, uuid: string, patch: SiloPatch, ifMatch?: IfMatch, by?: AuditSource): Promise<SiloRecord>;
   delete(account: string, uuid: string, ifMatch?: IfMatch, by?: AuditSource): Promise<void>;
   /** History, newest first (contract §9). */
   versions(account: string, uuid: string, page: number, perPage: number): Promise<VersionPage>;

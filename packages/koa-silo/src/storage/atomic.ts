@@ -24,6 +24,11 @@ export function hasAtomic(store: unknown): store is AtomicAdapter {
   return typeof store === 'object' && store !== null && 'atomic' in store && typeof store.atomic === 'function';
 }
 
+/** Audit rows go to stores with a log of their own only (audit-log.ts): elsewhere they would be lost. */
+function noAuditRows(batch: SiloBatch): void {
+  if (batch.auditAdd?.length) throw new TypeError('this store keeps no audit log of its own: its entries are records (audit-records.ts)');
+}
+
 /** The batch with every key as the adapter sees it. */
 function mapKeys(batch: SiloBatch, key: (k: string) => string): AtomicBatch {
   return {
@@ -32,6 +37,7 @@ function mapKeys(batch: SiloBatch, key: (k: string) => string): AtomicBatch {
     delete: batch.delete.map(key),
     indexAdd: batch.indexAdd.map(([k, score, member]) => [key(k), score, member]),
     indexRemove: batch.indexRemove.map(([k, member]) => [key(k), member]),
+    ...(batch.auditAdd?.length ? { auditAdd: batch.auditAdd.map((row) => ({ ...row, log: key(row.log) })) } : {}),
     ...(batch.joined?.length
       ? {
           joined: batch.joined.map(({ store, set, delete: del }) => ({
@@ -77,6 +83,7 @@ function redisAtomic(redis: RedisNative): Atomic {
       return native !== undefined && redis.sharesClient(native);
     },
     async apply(batch) {
+      noAuditRows(batch);
       const keys: string[] = [];
       const at = new Map<string, number>();
       const rawSlot = (raw: string): number => {
@@ -140,6 +147,7 @@ function mapAtomic(map: Map<unknown, unknown>, main: KeyvTextStore): Atomic {
       return store.keyv.store === map;
     },
     async apply(silo) {
+      noAuditRows(silo);
       const batch = mapKeys(silo, (k) => main.keyvKey(k));
       for (const part of batch.joined ?? []) {
         batch.set.push(...part.set);

@@ -16,13 +16,18 @@
  * directory's records (keys, webhooks, users, sign-ins) in the directory's (storage-keys.ts): a
  * listing then merges the two parts by finding, with binary searches, where the page starts in
  * each. Elsewhere both parts are one and a page is one index read.
+ *
+ * This is the layout of the stores without an audit log of their own (an in-memory Map, Redis,
+ * Redis Cluster). A store that has one (AuditLogAdapter: SQLite, PostgreSQL) keeps an entry as one
+ * row instead (audit-log.ts), and `moveOut` carries what an older version wrote in this layout
+ * there.
  */
 import type { AuditEntry, NewAuditEntry } from '../model/index.js';
 import type { Atomic } from './atomic.js';
 import { randomText } from './ids.js';
 import type { KeyvTextStore } from './keyv-text-store.js';
 import type { AuditKeys, AuditShard, StorageKeys } from './storage-keys.js';
-import type { AtomicBatch, AuditListing, AuditRecords, ListIndex } from './types.js';
+import type { AtomicBatch, AuditListing, AuditRecords, AuditRow, ListIndex } from './types.js';
 
 /** Which part of an account's log an action's commit reaches (see storage-keys.ts). */
 export type AuditPart = 'silos' | 'directory';
@@ -44,6 +49,11 @@ export function newAuditId(timeMs: number): string {
   counter = (counter + 1) % 0x7fffffff;
   const falling = (0x7fffffff - counter).toString(36).padStart(6, '0');
   return `${Math.max(0, Math.floor(timeMs)).toString(36).padStart(TIME_DIGITS, '0')}${falling}${randomText(6)}`;
+}
+
+/** Whether `id` could be one that newAuditId made (what an import accepts). */
+export function isAuditId(id: string): boolean {
+  return Number.isFinite(auditIdTime(id)) && id.length > TIME_DIGITS;
 }
 
 /** The time (epoch ms) an entry id starts with; NaN for anything else. */
@@ -75,12 +85,25 @@ interface Deps {
   index: ListIndex;
 }
 
+/** The writes that record an audit entry in the commit of its action. */
+export type AuditWrites = Pick<AtomicBatch, 'set' | 'indexAdd'> & { auditAdd?: AuditRow[] };
+
 export interface AuditStorage extends AuditRecords {
-  /** The writes that record `entry` in a commit of `part`: its record and its index entries. */
-  auditWrites(entry: NewAuditEntry | undefined, part: AuditPart): Pick<AtomicBatch, 'set' | 'indexAdd'>;
+  /** The writes that record `entry` in a commit of `part`: its record and index entries, or its row. */
+  auditWrites(entry: NewAuditEntry | undefined, part: AuditPart): AuditWrites;
 }
 
-export function createAuditRecords({ main, keys, atomic, index }: Deps): AuditStorage {
+/** The generic layout's own: what moves its entries to a store's audit log (audit-log.ts). */
+export interface LegacyAuditStorage extends AuditStorage {
+  /**
+   * Removes up to `max` of the account's entries, oldest first, each commit also writing
+   * `carry(entries)`'s rows: entries move without ever being in both places or in none. Commits
+   * expect every entry they remove, so processes moving one account at once move each entry once.
+   */
+  moveOut(account: string, carry: (entries: { entry: AuditEntry; part: AuditPart }[]) => AuditRow[], max?: number): Promise<number>;
+}
+
+export function createAuditRecords({ main, keys, atomic, index }: Deps): LegacyAuditStorage {
   const writes = (entry: AuditEntry, part: AuditPart): Pick<AtomicBatch, 'set' | 'indexAdd'> => {
     const audit = keys.audit(entry.account);
     const shard = audit[part];
@@ -203,7 +226,7 @@ export function createAuditRecords({ main, keys, atomic, index }: Deps): AuditSt
       // One commit per part of one account's log (one slot on a cluster), each expecting its entries absent.
       const groups = new Map<string, Pick<AtomicBatch, 'expect' | 'set' | 'indexAdd'>>();
       for (const entry of entries) {
-        if (!(Number.isFinite(auditIdTime(entry.id)) && entry.id.length > TIME_DIGITS)) throw new TypeError(`audit entry id ${JSON.stringify(entry.id)} is not one Silo made`);
+        if (!isAuditId(entry.id)) throw new TypeError(`audit entry id ${JSON.stringify(entry.id)} is not one Silo made`);
         const part = partOf(entry);
         const name = `${part}\n${entry.account}`;
         let group = groups.get(name);
@@ -226,34 +249,56 @@ export function createAuditRecords({ main, keys, atomic, index }: Deps): AuditSt
       return { total, entries: await read(await page(parts, query.offset, query.limit)) };
     },
 
-    async pruneAudit(account, before, max = Number.MAX_SAFE_INTEGER) {
-      const audit = keys.audit(account);
-      const parts = audit.silos.index === audit.directory.index ? [audit.silos] : [audit.silos, audit.directory];
-      let removed = 0;
-      for (const shard of parts) {
-        while (removed < max) {
-          const total = await index.count(shard.index);
-          if (total === 0) break;
-          const take = Math.min(PRUNE_CHUNK, total, max - removed);
-          // The oldest members, oldest last; those older than `before` go.
-          const members = (await index.page(shard.index, total - take, take)).uuids.filter((id) => !(auditIdTime(id) >= before));
-          if (members.length === 0) break;
-          const texts = await main.getMany(members.map((id) => shard.entry(id)));
-          const indexRemove: AtomicBatch['indexRemove'] = [];
-          members.forEach((id, i) => {
-            indexRemove.push([shard.index, id]);
-            const text = texts[i];
-            if (text === undefined) return;
-            const entry = JSON.parse(text) as AuditEntry;
-            indexRemove.push([shard.actor(entry.actor.name), id]);
-            if (entry.file_uuid !== undefined && shard === audit.silos) indexRemove.push([audit.silo(entry.file_uuid), id]);
-          });
-          await atomic.apply({ expect: [], set: [], delete: members.map((id) => shard.entry(id)), indexAdd: [], indexRemove });
-          removed += members.length;
-          if (members.length < take) break;
-        }
-      }
-      return removed;
+    pruneAudit(account, before, max = Number.MAX_SAFE_INTEGER) {
+      return take(account, before, max);
+    },
+
+    moveOut(account, carry, max = Number.MAX_SAFE_INTEGER) {
+      return take(account, Number.POSITIVE_INFINITY, max, carry);
     },
   };
+
+  /** Removes up to `max` entries older than `before`, oldest first, `PRUNE_CHUNK` per commit (see moveOut for `carry`). */
+  async function take(account: string, before: number, max: number, carry?: Parameters<LegacyAuditStorage['moveOut']>[1]): Promise<number> {
+    const audit = keys.audit(account);
+    const parts = audit.silos.index === audit.directory.index ? [audit.silos] : [audit.silos, audit.directory];
+    let removed = 0;
+    for (const shard of parts) {
+      while (removed < max) {
+        const total = await index.count(shard.index);
+        if (total === 0) break;
+        const chunk = Math.min(PRUNE_CHUNK, total, max - removed);
+        // The oldest members, oldest last; those older than `before` go.
+        const members = (await index.page(shard.index, total - chunk, chunk)).uuids.filter((id) => !(auditIdTime(id) >= before));
+        if (members.length === 0) break;
+        const texts = await main.getMany(members.map((id) => shard.entry(id)));
+        const indexRemove: AtomicBatch['indexRemove'] = [];
+        const moved: { entry: AuditEntry; part: AuditPart }[] = [];
+        members.forEach((id, i) => {
+          indexRemove.push([shard.index, id]);
+          const text = texts[i];
+          if (text === undefined) return;
+          const entry = JSON.parse(text) as AuditEntry;
+          moved.push({ entry, part: shard === audit.silos ? 'silos' : 'directory' });
+          indexRemove.push([shard.actor(entry.actor.name), id]);
+          if (entry.file_uuid !== undefined && shard === audit.silos) indexRemove.push([audit.silo(entry.file_uuid), id]);
+        });
+        const keysOf = members.map((id) => shard.entry(id));
+        const committed = await atomic.apply({
+          // A prune needs no expectation (removing twice is removing); a move must write each entry once.
+          expect: carry ? keysOf.map((key, i): [string, string | undefined] => [key, texts[i]]) : [],
+          set: [],
+          delete: keysOf,
+          indexAdd: [],
+          indexRemove,
+          ...(carry ? { auditAdd: carry(moved) } : {}),
+        });
+        // Another process moved some of them first: read again.
+        if (!committed) continue;
+        removed += members.length;
+        if (members.length < chunk) break;
+      }
+    }
+    return removed;
+  }
 }

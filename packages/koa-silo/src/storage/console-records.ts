@@ -34,6 +34,7 @@ export function createConsoleRecords({ main, keys, readModifyWrite, audit }: Dep
           result: true,
           set: [[keys.user(user.name), JSON.stringify(user)], [keys.users(), JSON.stringify([...names, user.name])], ...recorded.set],
           indexAdd: recorded.indexAdd,
+          auditAdd: recorded.auditAdd,
         };
       });
     },
@@ -44,7 +45,7 @@ export function createConsoleRecords({ main, keys, readModifyWrite, audit }: Dep
         const user = JSON.parse(existing) as StoredUser;
         const names = parseOr<string[]>(list, []).filter((n) => n !== name);
         const recorded = audit.auditWrites(entryOf?.(user), 'directory');
-        return { result: user, set: [[keys.users(), JSON.stringify(names)], ...recorded.set], delete: [keys.user(name)], indexAdd: recorded.indexAdd };
+        return { result: user, set: [[keys.users(), JSON.stringify(names)], ...recorded.set], delete: [keys.user(name)], indexAdd: recorded.indexAdd, auditAdd: recorded.auditAdd };
       });
     },
 
@@ -63,7 +64,7 @@ export function createConsoleRecords({ main, keys, readModifyWrite, audit }: Dep
       if (!entry) return main.set(keys.session(hash), JSON.stringify(session));
       // A sign-in: the session and its audit entry in one commit (the read expects nothing).
       const recorded = audit.auditWrites(entry, 'directory');
-      await readModifyWrite([], () => ({ result: undefined, set: [[keys.session(hash), JSON.stringify(session)], ...recorded.set], indexAdd: recorded.indexAdd }));
+      await readModifyWrite([], () => ({ result: undefined, set: [[keys.session(hash), JSON.stringify(session)], ...recorded.set], indexAdd: recorded.indexAdd, auditAdd: recorded.auditAdd }));
     },
 
     async deleteSession(hash, entryOf) {
@@ -72,7 +73,7 @@ export function createConsoleRecords({ main, keys, readModifyWrite, audit }: Dep
       await readModifyWrite([keys.session(hash)], ([text]) => {
         if (text === undefined) return { result: undefined };
         const recorded = audit.auditWrites(entryOf(JSON.parse(text) as ConsoleSession), 'directory');
-        return { result: undefined, set: recorded.set, delete: [keys.session(hash)], indexAdd: recorded.indexAdd };
+        return { result: undefined, set: recorded.set, delete: [keys.session(hash)], indexAdd: recorded.indexAdd, auditAdd: recorded.auditAdd };
       });
     },
   };

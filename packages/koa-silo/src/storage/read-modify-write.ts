@@ -14,6 +14,8 @@ export interface Decision<T> {
   delete?: string[];
   /** Sorted index entries added in the same commit (an audit entry's). */
   indexAdd?: AtomicBatch['indexAdd'];
+  /** Audit log rows added in the same commit (an audit entry's, on a store with a log of its own). */
+  auditAdd?: AtomicBatch['auditAdd'];
 }
 
 export type ReadModifyWrite = <T>(read: string[], decide: (texts: (string | undefined)[]) => Decision<T>) => Promise<T>;
@@ -24,9 +26,9 @@ export function readModifyWriteOf(main: KeyvTextStore, atomic: Atomic): ReadModi
   return async (read, decide) => {
     for (let i = 0; i < TRIES; i++) {
       const texts = await main.getMany(read);
-      const { result, set = [], delete: del = [], indexAdd = [] } = decide(texts);
-      if (set.length === 0 && del.length === 0) return result;
-      const ok = await atomic.apply({ expect: read.map((key, n) => [key, texts[n]]), set, delete: del, indexAdd, indexRemove: [] });
+      const { result, set = [], delete: del = [], indexAdd = [], auditAdd = [] } = decide(texts);
+      if (set.length === 0 && del.length === 0 && auditAdd.length === 0) return result;
+      const ok = await atomic.apply({ expect: read.map((key, n) => [key, texts[n]]), set, delete: del, indexAdd, indexRemove: [], ...(auditAdd.length > 0 ? { auditAdd } : {}) });
       if (ok) return result;
     }
     throw new Error(`${read.join(', ')} kept changing under ${TRIES} attempts`);

@@ -18,7 +18,7 @@
  */
 import { type NewAuditEntry, type PendingDelivery, type Region, REGIONS, StorageUnavailableError } from '../model/index.js';
 import type { Atomic } from './atomic.js';
-import type { AuditStorage } from './audit-records.js';
+import type { AuditStorage, AuditWrites } from './audit-records.js';
 import { joinTail } from './blob-text.js';
 import { blobMadeAt, newBlobId, newEtag } from './ids.js';
 import type { KeyvTextStore } from './keyv-text-store.js';
@@ -88,11 +88,12 @@ export function createVersions(deps: VersionsDeps): Versions {
    * A write's webhook deliveries and its audit entry, recorded in its commit: the outbox entries
    * and their index, the entry and its indexes.
    */
-  const outboxOf = (account: string, outbox: readonly PendingDelivery[], entry?: NewAuditEntry): Pick<AtomicBatch, 'set' | 'indexAdd'> => {
+  const outboxOf = (account: string, outbox: readonly PendingDelivery[], entry?: NewAuditEntry): AuditWrites => {
     const recorded = audit.auditWrites(entry, 'silos');
     return {
       set: [...outbox.map((d): [string, string] => [keys.delivery(account, d.id), JSON.stringify(d)]), ...recorded.set],
       indexAdd: [...outbox.map((d): [string, number, string] => [keys.outbox(account), d.due, d.id]), ...recorded.indexAdd],
+      ...(recorded.auditAdd ? { auditAdd: recorded.auditAdd } : {}),
     };
   };
 
@@ -248,6 +249,7 @@ export function createVersions(deps: VersionsDeps): Versions {
         indexAdd: [...deliveries.indexAdd, [keys.index(head.account), -Date.parse(head.created_at), uuid]],
         indexRemove: [],
         joined: blobs.joined,
+        auditAdd: deliveries.auditAdd,
       });
       if (!committed) {
         await blobs.undoBefore();
@@ -335,7 +337,7 @@ export function createVersions(deps: VersionsDeps): Versions {
         }),
       );
       if (appended !== undefined) blobs.put(to, tail!.at(-1)!, appended);
-      else if (next.data) blobs.put(to, head.blob, next.data.text);
+      else if (next.data) blobs.put(to, head.blob, typeof next.data.text === 'string' ? next.data.text : await next.data.text());
       await blobs.putBefore();
       if (Date.now() - started > GRACE_SHARE * DEFAULT_SWEEP_GRACE_MS) {
         // Blobs this old may already be swept as orphans: committing them could name a lost blob.
@@ -358,6 +360,7 @@ export function createVersions(deps: VersionsDeps): Versions {
         indexAdd: deliveries.indexAdd,
         indexRemove: [],
         joined: blobs.joined,
+        auditAdd: deliveries.auditAdd,
       });
       if (!committed) {
         await blobs.undoBefore();
@@ -382,6 +385,7 @@ export function createVersions(deps: VersionsDeps): Versions {
         indexAdd: deliveries.indexAdd,
         indexRemove: [[keys.index(current.account), uuid]],
         joined: blobs.joined,
+        auditAdd: deliveries.auditAdd,
       });
       if (!committed) return false;
       await Promise.all([blobs.removeAfter(), owners?.forget(uuid).catch(() => undefined)]);

@@ -10,7 +10,8 @@
 import type { Keyv } from 'keyv';
 import { REGIONS, type Account, type KeyType, type NewAuditEntry, type Region } from '../model/index.js';
 import { atomicFor } from './atomic.js';
-import { createAuditRecords } from './audit-records.js';
+import { createAuditLogRecords, hasAuditLog } from './audit-log.js';
+import { createAuditRecords, type AuditStorage } from './audit-records.js';
 import { CasLeases, hasCompareAndSwap } from './cas-leases.js';
 import { KeyedMutex } from './keyed-mutex.js';
 import { storageIsEmpty } from './emptiness.js';
@@ -27,7 +28,7 @@ import { storageKeys } from './storage-keys.js';
 import type { Locks, SiloStorage, StoredKey } from './types.js';
 import { createVersions } from './silo-records.js';
 import { createWebhookRecords } from './webhook-records.js';
-import { readModifyWriteOf } from './read-modify-write.js';
+import { readModifyWriteOf, type Decision } from './read-modify-write.js';
 import { createConsoleRecords } from './console-records.js';
 
 export interface StorageOptions {
@@ -97,8 +98,10 @@ export function createStorage(options: StorageOptions): SiloStorage {
       ? new LeaseLocks(new CasLeases(adapter, main), lockKey, timing)
       : new KeyedMutex();
   const owners = keys.clustered ? new SiloOwners(main, keys) : undefined;
-  const audit = createAuditRecords({ main, keys, atomic, index: auditIndex });
-  const { auditWrites, ...auditRecords } = audit;
+  const generic = createAuditRecords({ main, keys, atomic, index: auditIndex });
+  // A store's own audit log (one row per entry) where it has one; the generic layout elsewhere.
+  const audit: AuditStorage = !redis && hasAuditLog(adapter) ? createAuditLogRecords({ main, keys, atomic, log: adapter.auditLog, legacy: generic }) : generic;
+  const { auditWrites, appendAudit, listAudit, pruneAudit, importAudit } = audit;
   const versions = createVersions({ main, regions: regionStores, keys, atomic, locks, owners, audit });
 
   const readModifyWrite = readModifyWriteOf(main, atomic);
@@ -106,7 +109,7 @@ export function createStorage(options: StorageOptions): SiloStorage {
   /** A read-modify-write of a JSON list, committed only if the list is unchanged meanwhile; false when `decide` declines. */
   function changeList<T>(
     listKey: string,
-    decide: (list: T[], raw: string | undefined) => { set?: [string, string][]; delete?: string[]; indexAdd?: [string, number, string][] } | undefined,
+    decide: (list: T[], raw: string | undefined) => Omit<Decision<boolean>, 'result'> | undefined,
   ): Promise<boolean> {
     return readModifyWrite([listKey], ([raw]) => {
       const plan = decide(parse<T[]>(raw) ?? [], raw);
@@ -186,6 +189,7 @@ export function createStorage(options: StorageOptions): SiloStorage {
               ...recorded.set,
             ],
             indexAdd: recorded.indexAdd,
+            auditAdd: recorded.auditAdd,
           };
         }),
       );
@@ -199,7 +203,7 @@ export function createStorage(options: StorageOptions): SiloStorage {
           found = list.find((k) => k.type === type && k.name === name);
           if (!found) return undefined;
           const recorded = auditWrites(entry, 'directory');
-          return { set: [[listKey, JSON.stringify(list.filter((k) => k !== found))], ...recorded.set], delete: [keys.key(found.hash)], indexAdd: recorded.indexAdd };
+          return { set: [[listKey, JSON.stringify(list.filter((k) => k !== found))], ...recorded.set], delete: [keys.key(found.hash)], indexAdd: recorded.indexAdd, auditAdd: recorded.auditAdd };
         });
         return found;
       });
@@ -208,7 +212,10 @@ export function createStorage(options: StorageOptions): SiloStorage {
     ...versions,
     ...createWebhookRecords({ main, keys, atomic, outbox, audit }),
     ...createConsoleRecords({ main, keys, readModifyWrite, audit }),
-    ...auditRecords,
+    appendAudit,
+    listAudit,
+    pruneAudit,
+    importAudit,
 
     importSilo: createImportSilo({ main, regions: regionStores, keys, atomic, owners }),
 

@@ -25,6 +25,8 @@
  *   <p>:audit-silo:<account>:<uuid>    ... of one silo's entries
  *   <p>:audit-actor:<account>:<actor>  ... of one actor name's entries
  *   <p>:audit-entry:<account>:<id>     one audit entry (written in the commit of the action it records)
+ *   (On a store with an audit log of its own, SQLite's and PostgreSQL's, an entry is a row of that
+ *   log instead, and <p>:audit:<account> names the account's log there: audit-log.ts.)
  * Region store of region R:
  *   <p>:blob:<R>:<uuid>:<blob>  the exact JSON text of one version's file_data (immutable)
  *

@@ -96,6 +96,66 @@ export interface AtomicBatch {
    * region's blobs kept in another table of the same database, for example.
    */
   joined?: JoinedWrites[];
+  /**
+   * Audit entries to insert into the store's audit log (AuditLogAdapter only: Silo sends none to
+   * other stores). One whose log and id exist already fails the batch with an error (nothing
+   * written): ids are unique, so only an import can meet one.
+   */
+  auditAdd?: AuditRow[];
+}
+
+/**
+ * One audit entry as a store's audit log keeps it (AuditLogAdapter): a row, with the columns its
+ * listings filter and order by, and the entry's text.
+ */
+export interface AuditRow {
+  /** The account's log: Silo's key of it (storage prefix and account), mapped as every key of a batch. */
+  log: string;
+  /** The entry's time in epoch ms (what its id starts with). */
+  time: number;
+  /** Unique within the log; entries of one millisecond list in ascending order of id. */
+  id: string;
+  /** The silo the entry is on, if any: what the `silo` filter matches. */
+  silo?: string;
+  /** The actor's name: what the `actor` filter matches. */
+  actor: string;
+  /** The entry's JSON text, read back exactly. */
+  entry: string;
+}
+
+/** Which entries of one log a listing or count matches (every one that is given must hold). */
+export interface AuditLogFilter {
+  /** At or after this time (epoch ms). */
+  since?: number;
+  silo?: string;
+  actor?: string;
+}
+
+/**
+ * An audit log kept by the store itself (an optional capability, see AuditLogAdapter): rows
+ * written inside AtomicBatches (`auditAdd`), read newest first, that is in descending order of
+ * time and, within one millisecond, ascending order of id. Logs are as the adapter receives keys.
+ */
+export interface AuditLog {
+  /** How many entries of `log` match `filter`. */
+  count(log: string, filter: AuditLogFilter): Promise<number> | number;
+  /** The texts of the matching entries, newest first, `offset` skipped, at most `limit`. */
+  list(log: string, filter: AuditLogFilter, offset: number, limit: number): Promise<string[]> | string[];
+  /**
+   * Removes the oldest entries of `log` older than `before` (epoch ms, a safe integer), at most
+   * `max`, in one commit; how many went.
+   */
+  prune(log: string, before: number, max: number): Promise<number> | number;
+}
+
+/**
+ * An optional capability of a Keyv store adapter: an audit log of its own, one row per entry
+ * (silo-server's SqliteStore and PostgresStore). An adapter that offers it must also be an
+ * AtomicAdapter whose `atomic` applies `auditAdd` in the batch's transaction: Silo then writes
+ * every entry that way, and reads and prunes through `auditLog`.
+ */
+export interface AuditLogAdapter {
+  readonly auditLog: AuditLog;
 }
 
 /** Writes of one batch to another store: `store` is its adapter, keys as that adapter receives them. */
@@ -129,9 +189,10 @@ export interface NextVersion {
   /**
    * New file_data: its exact text and UTF-8 size. Undefined keeps the current data. `appended`
    * says that the text is the current array with these elements (their texts, comma-separated)
-   * added at its end: storage may then store only them.
+   * added at its end: storage may then store only them, and `text` may be a loader of the whole
+   * text, called only when storage does need it (a move, or a tail to fold into one blob).
    */
-  data?: { text: string; size: number; appended?: string };
+  data?: { text: string; size: number; appended?: string } | { text: () => Promise<string>; size: number; appended: string };
 }
 
 /** A silo as an import gives it (see SiloStorage.importSilo): its head's facts, without where its data lies. */

@@ -55,6 +55,7 @@ export function createWebhookRecords({ main, keys, atomic, outbox, audit }: Deps
             ...recorded.set,
           ],
           indexAdd: recorded.indexAdd,
+          auditAdd: recorded.auditAdd,
         };
       });
     },
@@ -79,7 +80,7 @@ export function createWebhookRecords({ main, keys, atomic, outbox, audit }: Deps
         if (!found) return { result: undefined };
         const recorded = audit.auditWrites(entry, 'directory');
         // The account stays on the worker's round until the worker has dropped its pending deliveries.
-        return { result: found, set: [[listKey, JSON.stringify(hooks.filter((h) => h !== found))], ...recorded.set], indexAdd: recorded.indexAdd };
+        return { result: found, set: [[listKey, JSON.stringify(hooks.filter((h) => h !== found))], ...recorded.set], indexAdd: recorded.indexAdd, auditAdd: recorded.auditAdd };
       });
     },
 

@@ -12,7 +12,7 @@
  */
 import Keyv, { type KeyvStoreAdapter } from 'keyv';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ConflictError, NotFoundError, PreconditionFailedError, type Region, REGIONS, type SiloData, type SiloRecord, StorageUnavailableError, UnauthorizedError } from '../model/index.js';
+import { type AuditEntry, ConflictError, NotFoundError, PreconditionFailedError, type Region, REGIONS, type SiloData, type SiloRecord, StorageUnavailableError, UnauthorizedError } from '../model/index.js';
 import { createServices } from '../service/index.js';
 
 type Services = ReturnType<typeof createServices>;
@@ -66,8 +66,8 @@ function switchable(inner: object): { adapter: KeyvStoreAdapter; setFailing(on: 
   const adapter = new Proxy(inner, {
     get(target, prop) {
       const value: unknown = Reflect.get(target, prop);
-      // A sorted index capability (SortedIndexAdapter) fails with the store.
-      if (prop === 'sortedIndex' && typeof value === 'object' && value !== null) return failingWith(value);
+      // A sorted index or audit log capability (SortedIndexAdapter, AuditLogAdapter) fails with the store.
+      if ((prop === 'sortedIndex' || prop === 'auditLog') && typeof value === 'object' && value !== null) return failingWith(value);
       if (typeof value !== 'function') return value;
       if (failing && IO_METHODS.has(prop)) return () => Promise.reject(new Error('injected storage failure'));
       return (value as (...args: unknown[]) => unknown).bind(target);
@@ -77,6 +77,22 @@ function switchable(inner: object): { adapter: KeyvStoreAdapter; setFailing(on: 
     },
   }) as KeyvStoreAdapter;
   return { adapter, setFailing: (on) => (failing = on) };
+}
+
+/**
+ * The adapter as a store without an audit log of its own sees it (AuditLogAdapter hidden): what an
+ * earlier version of Silo wrote to it, in the generic layout (records and sorted indexes).
+ */
+function withoutAuditLog(inner: object): KeyvStoreAdapter {
+  return new Proxy(inner, {
+    get(target, prop) {
+      if (prop === 'auditLog') return undefined;
+      const value: unknown = Reflect.get(target, prop);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+    has: (target, prop) => prop !== 'auditLog' && Reflect.has(target, prop),
+    set: (target, prop, value) => Reflect.set(target, prop, value),
+  }) as KeyvStoreAdapter;
 }
 
 function sorted<T>(items: T[]): T[] {
@@ -606,6 +622,95 @@ export function storageContract(name: string, makeKeyv: MakeKeyv, options: Stora
         await expect(target.importAudit(left.entries.slice(0, 1))).rejects.toThrow();
         expect(await target.pruneAudit(ACCOUNT_A, Number.POSITIVE_INFINITY)).toBe(2);
         expect((await target.listAudit(ACCOUNT_A, { offset: 0, limit: 100 })).total).toBe(0);
+      });
+
+      const note = (time: string, action: 'silo.update' | 'key.create', actor: string, silo?: string) => ({
+        account: ACCOUNT_A,
+        time,
+        action,
+        actor: { type: 'manage' as const, name: actor },
+        address: null,
+        outcome: 'success' as const,
+        ...(silo !== undefined ? { file_uuid: silo, version: 1 } : {}),
+      });
+      const SILO_X = '00000000-0000-4000-8000-0000000000a1';
+      const SILO_Y = '00000000-0000-4000-8000-0000000000a2';
+
+      it('lists entries of one millisecond newest first, counts exactly past a page, and filters by silo, actor and time together', async () => {
+        const { storage } = await setup();
+        const t0 = Date.now() - 60_000;
+        const at = (ms: number) => new Date(t0 + ms).toISOString();
+        // 60 entries in 3 milliseconds (20 each), over two silos, two actors, and key entries without a silo.
+        const written: AuditEntry[] = [];
+        for (let i = 0; i < 60; i++) {
+          const silo = i % 3 === 0 ? undefined : i % 3 === 1 ? SILO_X : SILO_Y;
+          written.push(await storage.appendAudit(note(at(Math.floor(i / 20)), silo ? 'silo.update' : 'key.create', i % 2 === 0 ? 'even' : 'odd', silo)));
+        }
+        const newestFirst = [...written].reverse();
+        const ids = (list: { id: string }[]) => list.map((e) => e.id);
+        const all = await storage.listAudit(ACCOUNT_A, { offset: 0, limit: 100 });
+        expect(all.total).toBe(60);
+        expect(ids(all.entries)).toEqual(ids(newestFirst));
+        expect(all.entries[0]).toEqual(newestFirst[0]);
+        const page = await storage.listAudit(ACCOUNT_A, { offset: 25, limit: 25 });
+        expect([page.total, ids(page.entries)]).toEqual([60, ids(newestFirst.slice(25, 50))]);
+        expect((await storage.listAudit(ACCOUNT_A, { offset: 60, limit: 25 })).entries).toEqual([]);
+        const cases: [{ since?: number; silo?: string; actor?: string }, (e: AuditEntry) => boolean][] = [
+          [{ silo: SILO_X }, (e) => e.file_uuid === SILO_X],
+          [{ actor: 'odd' }, (e) => e.actor.name === 'odd'],
+          [{ since: t0 + 1 }, (e) => Date.parse(e.time) >= t0 + 1],
+          [{ silo: SILO_Y, actor: 'even' }, (e) => e.file_uuid === SILO_Y && e.actor.name === 'even'],
+          [{ silo: SILO_X, actor: 'odd', since: t0 + 2 }, (e) => e.file_uuid === SILO_X && e.actor.name === 'odd' && Date.parse(e.time) >= t0 + 2],
+          [{ actor: 'nobody' }, () => false],
+        ];
+        for (const [filter, keep] of cases) {
+          const expected = newestFirst.filter(keep);
+          const got = await storage.listAudit(ACCOUNT_A, { offset: 1, limit: 5, ...filter });
+          expect([got.total, ids(got.entries)], JSON.stringify(filter)).toEqual([expected.length, ids(expected.slice(1, 6))]);
+        }
+        expect((await storage.listAudit(ACCOUNT_B, { offset: 0, limit: 100 })).total).toBe(0);
+      });
+
+      it('prunes at most `max` entries, the oldest first; refuses an import of an entry that exists, writing none of its batch', async () => {
+        const { storage } = await setup();
+        const t0 = Date.now() - 60_000;
+        const made: AuditEntry[] = [];
+        for (let i = 0; i < 5; i++) made.push(await storage.appendAudit(note(new Date(t0 + i).toISOString(), 'key.create', 'k')));
+        expect(await storage.pruneAudit(ACCOUNT_A, t0 + 3, 2)).toBe(2);
+        expect((await storage.listAudit(ACCOUNT_A, { offset: 0, limit: 100 })).entries.map((e) => e.id)).toEqual(made.slice(2).reverse().map((e) => e.id));
+        const target = (await setup()).storage;
+        await target.importAudit(made.slice(0, 2));
+        await expect(target.importAudit([made[2]!, made[1]!])).rejects.toThrow();
+        expect((await target.listAudit(ACCOUNT_A, { offset: 0, limit: 100 })).entries).toEqual([made[1], made[0]]);
+      });
+
+      it('moves what an earlier version wrote as records into a store audit log of its own, each entry once', { timeout: 30_000 }, async (test) => {
+        const probe = await makeKeyv();
+        const adapter: unknown = probe.store;
+        if (typeof adapter !== 'object' || adapter === null || !('auditLog' in adapter)) return test.skip();
+        const prefix = newPrefix();
+        const old = await makeKeyv();
+        old.store = withoutAuditLog(adapter);
+        const before = createStorage({ main: old, prefix });
+        const t0 = Date.now() - 60_000;
+        // More than one commit's worth (200), in a few milliseconds.
+        await Promise.all(
+          Array.from({ length: 230 }, (_, i) =>
+            before.appendAudit(note(new Date(t0 + (i % 4)).toISOString(), i % 2 ? 'silo.update' : 'key.create', i % 5 ? 'a' : 'b', i % 2 ? SILO_X : undefined)),
+          ),
+        );
+        const written = await before.listAudit(ACCOUNT_A, { offset: 0, limit: 1000 });
+        expect(written.total).toBe(230);
+        // Two processes of the new version at once, one of them writing an entry first.
+        const [one, two] = [createStorage({ main: await makeKeyv(), prefix }), createStorage({ main: await makeKeyv(), prefix })];
+        const fresh = await one.appendAudit(note(new Date().toISOString(), 'key.create', 'new'));
+        const [a, b] = await Promise.all([one.listAudit(ACCOUNT_A, { offset: 0, limit: 1000 }), two.listAudit(ACCOUNT_A, { offset: 0, limit: 1000 })]);
+        expect(a.entries).toEqual([fresh, ...written.entries]);
+        expect(b).toEqual(a);
+        expect((await two.listAudit(ACCOUNT_A, { offset: 0, limit: 0, silo: SILO_X, actor: 'b' })).total).toBe(written.entries.filter((e) => e.file_uuid === SILO_X && e.actor.name === 'b').length);
+        // The records are gone: the generic layout lists nothing.
+        expect((await before.listAudit(ACCOUNT_A, { offset: 0, limit: 1000 })).total).toBe(0);
+        expect(await two.pruneAudit(ACCOUNT_A, Number.POSITIVE_INFINITY)).toBe(231);
       });
     });
 

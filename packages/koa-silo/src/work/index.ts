@@ -10,13 +10,13 @@ import type { BodyShape, CheckedBody } from './body-check.js';
 import { WorkerPool, type PoolOptions } from './pool.js';
 export type { WorkObserver } from './pool.js';
 import { TaskRunner, type PatchTask } from './tasks.js';
+import { INLINE_CHARS } from '../limits/inline-work.js';
 
 export { checkBody, parseBodyJson, nestingDepth, type BodyShape, type CheckedBody } from './body-check.js';
 export { WorkBusyError, WorkFailedError } from './pool.js';
 export { WorkTooLargeError } from './tasks.js';
 
-/** Texts shorter than this are worked on inline. */
-export const INLINE_CHARS = 64 * 1024;
+export { INLINE_CHARS } from '../limits/inline-work.js';
 
 export interface WorkOptions {
   /** Worker threads. */
