@@ -37,7 +37,11 @@ export interface SqliteReadCacheOptions {
   maxValueChars: number;
 }
 
-export const DEFAULT_READ_CACHE: SqliteReadCacheOptions = { budgetBytes: 32 * 1024 * 1024, maxValueChars: 16 * 1024 };
+/**
+ * 8 MiB per table: about 10 000 heads or key records (the rows every request reads), or 250 small
+ * silos' data at the largest value kept; `silo serve` has four tables (main and three regions).
+ */
+export const DEFAULT_READ_CACHE: SqliteReadCacheOptions = { budgetBytes: 8 * 1024 * 1024, maxValueChars: 16 * 1024 };
 
 export class SqliteReadCache {
   readonly #rows = new Map<string, CachedRow | null>();
