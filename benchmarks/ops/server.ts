@@ -24,6 +24,7 @@ import Koa from 'koa';
 import { createSilo, REGIONS, type AtomicBatch } from '../../packages/koa-silo/dist/index.js';
 import { openStores, parseStoreUrl } from '../../packages/silo-server/dist/stores.js';
 import { makeDocument } from '../http/data.js';
+import { stripAuditWrites } from './strip-audit.js';
 
 const arg = (name: string) => process.argv.slice(2).find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 const variant = arg('variant');
@@ -42,15 +43,8 @@ if (arg('audit-layout') === 'records') {
   Object.defineProperty(stores.main.keyv.store, 'auditLog', { value: undefined });
 }
 
-if (!auditOn) {
-  // The audit log's records (`silo:audit-entry:...`) and indexes (`silo:audit:...`, `-actor`, `-silo`) never reach the store.
-  const audit = /^silo:audit(-entry|-actor|-silo)?:/;
-  const adapter = stores.main.keyv.store as { atomic(batch: AtomicBatch): Promise<boolean> };
-  const atomic = adapter.atomic.bind(adapter);
-  // A store with an audit log of its own (SQLite) gets the entry as a row instead: `auditAdd`.
-  adapter.atomic = ({ auditAdd: _rows, ...batch }) =>
-    atomic({ ...batch, set: batch.set.filter(([k]) => !audit.test(k)), indexAdd: batch.indexAdd.filter(([k]) => !audit.test(k)) });
-}
+// The audit log's writes never reach the store.
+if (!auditOn) stripAuditWrites(stores.main.keyv.store as { atomic(batch: AtomicBatch): Promise<boolean> });
 
 const silo = createSilo({
   store: stores.main.keyv,
