@@ -121,7 +121,8 @@ describe.skipIf(!clusterAvailable())('openStores with a Redis Cluster', () => {
     } finally {
       await cluster.dispose();
     }
-  });
+    // Three redis-server processes started and joined into a cluster: seconds on two busy cores.
+  }, 30_000);
 });
 
 describe('PostgreSQL store URLs', () => {
