@@ -9,7 +9,7 @@ import type { AuditService } from '../audit/index.js';
 import { auditQuery, type AuditQueryParams } from '../schemas/audit.js';
 import { validator } from '../schemas/validate.js';
 import type { Auth } from './auth.js';
-import { lastParam, queryInt } from './manage.js';
+import { lastParam, pagingParams } from './manage.js';
 import { sendJson } from './respond.js';
 
 const checkQuery = validator<AuditQueryParams>(auditQuery);
@@ -24,11 +24,7 @@ export function auditHandlers({ auth, audit }: AuditDeps) {
     async list(ctx: Context): Promise<void> {
       const caller = await auth.require(ctx, 'manage');
       const params = new URLSearchParams(ctx.querystring);
-      const raw: Record<string, unknown> = {};
-      for (const name of ['page', 'page_no', 'per_page'] as const) {
-        const value = queryInt(lastParam(params, name));
-        if (value !== undefined) raw[name] = value;
-      }
+      const raw = pagingParams(params);
       for (const name of ['since', 'silo', 'actor'] as const) {
         const value = lastParam(params, name);
         if (value !== undefined) raw[name] = value;

@@ -82,6 +82,16 @@ export function queryInt(value: string | undefined): number | string | undefined
   return value === undefined ? undefined : integerParam(value);
 }
 
+/** A listing's paging parameters as given (page, page_no, per_page; the last of each), unvalidated. */
+export function pagingParams(params: URLSearchParams): Record<string, unknown> {
+  const raw: Record<string, unknown> = {};
+  for (const name of ['page', 'page_no', 'per_page'] as const) {
+    const value = queryInt(lastParam(params, name));
+    if (value !== undefined) raw[name] = value;
+  }
+  return raw;
+}
+
 export function manageHandlers(deps: ManageDeps) {
   const { auth, silos, bodies, work } = deps;
 
@@ -111,11 +121,7 @@ export function manageHandlers(deps: ManageDeps) {
     async list(ctx: Context): Promise<void> {
       const caller = await auth.require(ctx, 'manage');
       const params = new URLSearchParams(ctx.querystring);
-      const raw: Record<string, unknown> = {};
-      for (const name of ['page', 'page_no', 'per_page'] as const) {
-        const value = queryInt(lastParam(params, name));
-        if (value !== undefined) raw[name] = value;
-      }
+      const raw = pagingParams(params);
       const query = checkList(raw, 'query');
       const page = await silos.list(caller.account, query.page ?? query.page_no ?? 1, query.per_page ?? 25);
       sendJson(ctx, 200, { metadata: page.metadata, silos: page.silos.map((s) => ({ ...versionedMetaOf(s), size: s.size })) });

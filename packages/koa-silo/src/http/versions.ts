@@ -10,7 +10,7 @@ import type { SiloService } from '../service/types.js';
 import type { Auth } from './auth.js';
 import { PreconditionRequiredError } from './errors.js';
 import { hasIfMatch, ifMatchTags } from './etag.js';
-import { lastParam, pathUuid, queryInt, sendUpdated, throwIfAny } from './manage.js';
+import { pagingParams, pathUuid, sendUpdated, throwIfAny } from './manage.js';
 import { loadCharged, type Admission } from '../limits/admission.js';
 import { sendJson, sendJsonBytes } from './respond.js';
 import type { VersionCache } from '../limits/version-cache.js';
@@ -43,11 +43,7 @@ export function versionHandlers(deps: VersionDeps) {
       const caller = await auth.require(ctx, 'manage');
       const { uuid, issues } = pathUuid(param);
       const params = new URLSearchParams(ctx.querystring);
-      const raw: Record<string, unknown> = {};
-      for (const name of ['page', 'page_no', 'per_page'] as const) {
-        const value = queryInt(lastParam(params, name));
-        if (value !== undefined) raw[name] = value;
-      }
+      const raw = pagingParams(params);
       throwIfAny([...issues, ...checkList.issues(raw, 'query')]);
       const query = raw as ListQuery;
       sendJson(ctx, 200, await silos.versions(caller.account, uuid, query.page ?? query.page_no ?? 1, query.per_page ?? 25));
