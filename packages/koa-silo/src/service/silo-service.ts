@@ -297,6 +297,8 @@ export function createSiloService(storage: SiloStorage, options: SiloServiceOpti
     const { maxDataBytes } = plan;
     return async (current, currentText) => {
       // A head with a tail is an array with elements: an append needs only its own text (kept small here).
+      // Any other patch goes on as given (its text, not this parse): a large silo's patch must run on a
+      // worker, so a small patch text may be parsed twice (once here, once there), never a large one.
       const small = !('text' in patch) || patch.text.length < INLINE_CHARS;
       const quick = current.tail?.length && small ? appendToElements(current, patch) : undefined;
       if (quick?.appended !== undefined) {
