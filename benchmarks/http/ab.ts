@@ -96,6 +96,12 @@ function prepareBase(rev: string, log: (line: string) => void): { dir: string; r
       const target = WORKSPACES.includes(entry) ? path.join(dir, 'packages', entry) : path.join(ROOT, 'node_modules', entry);
       symlinkSync(target, path.join(modules, entry));
     }
+    // A workspace's own versions of a dependency (npm nests them when the root holds another version).
+    for (const workspace of WORKSPACES) {
+      const nested = path.join(ROOT, 'packages', workspace, 'node_modules');
+      const link = path.join(dir, 'packages', workspace, 'node_modules');
+      if (existsSync(nested) && existsSync(path.dirname(link)) && !existsSync(link)) symlinkSync(nested, link);
+    }
     for (const harness of ['benchmarks', 'test/support']) {
       rmSync(path.join(dir, harness), { recursive: true, force: true });
       cpSync(path.join(ROOT, harness), path.join(dir, harness), { recursive: true });

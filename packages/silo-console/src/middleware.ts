@@ -68,10 +68,17 @@ export function consoleMiddleware(options: ConsoleOptions = {}): Middleware {
   // Loaded once, on the first console request; a failed load (app not built) is retried on the next.
   let files: Promise<Map<string, AppFile>> | undefined;
 
-  return async function siloConsole(ctx: Context, next: Next): Promise<void> {
+  const prefix = `${base}/`;
+  const apiPrefixSlash = `${apiPrefix}/`;
+  // Not async for the paths it passes on (nearly every request in a server): an async function costs a promise.
+  return function siloConsole(ctx: Context, next: Next): Promise<void> {
     const path = ctx.path;
-    if (path !== base && !path.startsWith(`${base}/`)) return next();
-    if (path === apiPrefix || path.startsWith(`${apiPrefix}/`)) return next();
+    if (path !== base && !path.startsWith(prefix)) return next();
+    if (path === apiPrefix || path.startsWith(apiPrefixSlash)) return next();
+    return answer(ctx, path);
+  };
+
+  async function answer(ctx: Context, path: string): Promise<void> {
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
       ctx.set('Allow', 'GET, HEAD');
       return sendError(ctx, 405, 'Method Not Allowed');
@@ -92,5 +99,5 @@ export function consoleMiddleware(options: ConsoleOptions = {}): Middleware {
     const index = app.get('index.html');
     if (!index) return sendError(ctx, 503, 'The console build has no index.html');
     sendIndex(ctx, index);
-  };
+  }
 }

@@ -19,8 +19,22 @@ export interface Logger {
   info(msg: string, fields?: Fields): void;
   warn(msg: string, fields?: Fields): void;
   error(msg: string, fields?: Fields): void;
+  /** One answered request, at level info: the line every response writes. */
+  request(line: RequestLine): void;
   /** Writes what is still buffered, synchronously (at shutdown). */
   flush(): void;
+}
+
+/** A request's log line (`"msg":"request"`): what was asked and answered, never a header or query. */
+export interface RequestLine {
+  method: string;
+  path: string;
+  status: number;
+  duration_ms: number;
+  host: string;
+  ip: string | undefined;
+  /** The client went away before the whole answer was sent. */
+  aborted?: true;
 }
 
 export interface LogOptions {
@@ -62,11 +76,12 @@ export function createLogger(options: LogOptions | ((line: string) => void) = {}
   const destination = write ? undefined : pino.destination({ dest: 1, sync: false });
   const sink = write ?? ((line: string) => destination!.write(line));
   const stream = { write: format === 'pretty' ? (line: string) => sink(prettyLine(line)) : sink };
+  const time = isoTimeField();
   const log = pino(
     {
       level,
       base: null,
-      timestamp: isoTimeField(),
+      timestamp: time,
       formatters: { level: (label) => ({ level: label }) },
     },
     stream,
@@ -78,11 +93,28 @@ export function createLogger(options: LogOptions | ((line: string) => void) = {}
     info: emit('info'),
     warn: emit('warn'),
     error: emit('error'),
+    request(line) {
+      if (!log.isLevelEnabled('info')) return;
+      stream.write(requestJson(line, time()));
+    },
     flush: () => destination?.flushSync(),
   };
 }
 
-export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {}, flush() {} };
+/**
+ * A request's line as pino would write it, built directly: one is written per response, and
+ * pino's general path (a fields object spread, then walked key by key) cost five times this.
+ */
+function requestJson(line: RequestLine, timeField: string): string {
+  const { method, path, status, duration_ms, host, ip } = line;
+  return (
+    `{"level":"info"${timeField},"msg":"request","method":${JSON.stringify(method)},"path":${JSON.stringify(path)},` +
+    `"status":${status},"duration_ms":${duration_ms},"host":${JSON.stringify(host)}` +
+    `${ip === undefined ? '' : `,"ip":${JSON.stringify(ip)}`}${line.aborted ? ',"aborted":true' : ''}}\n`
+  );
+}
+
+export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {}, request() {}, flush() {} };
 
 export interface ThrottledWarn {
   /** One occurrence of `msg` (of the kind `kind`, for example an error code). */

@@ -239,7 +239,7 @@ export function createApp(opts: {
     if (opts.draining()) ctx.set('Connection', 'close');
     ctx.res.once('close', () => {
       const durationMs = Number(process.hrtime.bigint() - start) / 1e6;
-      logger.info('request', {
+      logger.request({
         method: ctx.method,
         // A key pasted into a path or the Host header must not reach the log.
         path: redactKeyValues(ctx.path.length > 512 ? `${ctx.path.slice(0, 512)}…` : ctx.path),
@@ -256,8 +256,11 @@ export function createApp(opts: {
   app.use(httpEdge());
   if (opts.regionPorts) app.use(opts.regionPorts.middleware);
 
-  app.use(async function health(ctx: Context, next: Next) {
-    if (ctx.path !== '/healthz' && ctx.path !== '/readyz') return next();
+  // Not async on the way through: every request passes here, and an async function costs a promise.
+  app.use(function health(ctx: Context, next: Next) {
+    return ctx.path === '/healthz' || ctx.path === '/readyz' ? answerHealth(ctx) : next();
+  });
+  async function answerHealth(ctx: Context): Promise<void> {
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
       ctx.set('Allow', 'GET, HEAD');
       ctx.status = 405;
@@ -282,7 +285,7 @@ export function createApp(opts: {
       ctx.status = 503;
       ctx.body = { status: 'unavailable', detail: 'Storage is unreachable' };
     }
-  });
+  }
 
   // The console's pages at /console; its API (/console/api/...) is koa-silo's.
   app.use(consoleMiddleware());

@@ -11,7 +11,7 @@ import { createLogger, throttledWarn, type Fields, type Logger } from '../src/lo
 function recorder(): Logger & { lines: Array<{ msg: string; fields: Fields }> } {
   const lines: Array<{ msg: string; fields: Fields }> = [];
   const push = (msg: string, fields: Fields = {}) => lines.push({ msg, fields });
-  return { lines, debug: push, info: push, warn: push, error: push, flush: () => undefined };
+  return { lines, debug: push, info: push, warn: push, error: push, request: (line) => push('request', { ...line }), flush: () => undefined };
 }
 
 describe('throttledWarn', () => {
@@ -125,5 +125,26 @@ describe('log lines', () => {
     let pretty = '';
     createLogger({ format: 'pretty', write: (line) => (pretty += line) }).info('listening', { url: 'http://localhost:8080', limits: { a: 1 } });
     expect(pretty).toMatch(/^\d\d:\d\d:\d\d\.\d{3} INFO  listening url=http:\/\/localhost:8080 limits=\{"a":1\}\n$/);
+  });
+
+  it("writes a request's line as pino writes any other line, at level info only", () => {
+    const line = { method: 'GET', path: '/public/"odd\\path\u0001', status: 200, duration_ms: 0.42, host: 'sg.example', ip: '::1' };
+    const texts: string[] = [];
+    const logger = createLogger({ write: (text) => texts.push(text) });
+    logger.request(line);
+    logger.request({ ...line, ip: undefined, aborted: true });
+    logger.info('request', line);
+    const [built, aborted, general] = texts.map((text) => JSON.parse(text) as Record<string, unknown>);
+    expect(texts.every((text) => text.endsWith('}\n') && !text.slice(0, -1).includes('\n'))).toBe(true);
+    expect(Object.keys(built!)).toEqual(Object.keys(general!));
+    expect({ ...built, time: '' }).toEqual({ ...general, time: '' });
+    expect(aborted).toMatchObject({ msg: 'request', aborted: true });
+    expect(aborted).not.toHaveProperty('ip');
+    const quiet: string[] = [];
+    createLogger({ level: 'warn', write: (text) => quiet.push(text) }).request(line);
+    expect(quiet).toEqual([]);
+    let pretty = '';
+    createLogger({ format: 'pretty', write: (text) => (pretty += text) }).request(line);
+    expect(pretty).toMatch(/ INFO  request method=GET path=.* status=200 duration_ms=0.42 host=sg.example ip=::1\n$/);
   });
 });

@@ -97,9 +97,11 @@ export function createAuth(deps: {
         if (token === undefined) await accounts.authenticate(value, type);
         else await sessionHolder(sessions!, token);
       };
-      const { user, ...caller } = principal;
-      const actor: AuditActor = user !== undefined ? { type: 'console', name: user } : { type: principal.keyType, name: principal.keyName };
-      return { ...caller, plan, confirm, actor, address: clientAddress(ctx, trustProxy) };
+      const { account, keyType, keyName, silos, user } = principal;
+      const actor: AuditActor = user !== undefined ? { type: 'console', name: user } : { type: keyType, name: keyName };
+      const caller: Caller = { account, keyType, keyName, plan, confirm, actor, address: clientAddress(ctx, trustProxy) };
+      if (silos !== undefined) caller.silos = silos;
+      return caller;
     },
   };
 }

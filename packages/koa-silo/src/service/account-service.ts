@@ -6,7 +6,7 @@
  */
 import { type Account, type AuditActor, auditEntryOf, type AuditSource, BadRequestError, type Clock, ConflictError, type CreatedKey, type CreateKeyInput, DEFAULT_MAX_KEYS, DEFAULT_PLAN_NAME, isoTime, KEY_HEADER, KEY_PREFIX, type KeyInfo, type KeyType, MANAGE_KEY_DURATIONS, type ManageKeyDuration, MAX_KEY_SILOS, NotFoundError, type PlanLimits, type Plans, type Principal, systemClock, UnauthorizedError, ValidationError, withDefaultPlan , DEFAULT_PLAN, planNamed, PROGRAM_ACTOR } from '../model/index.js';
 import type { SiloStorage, StoredKey } from '../storage/index.js';
-import { generateKeyValue, hashKeyValue, MAX_KEY_VALUE_LENGTH, sameHash } from './key-values.js';
+import { generateKeyValue, hashKeyValue, MAX_KEY_VALUE_LENGTH } from './key-values.js';
 import { cachedPlanNames } from './plan-names.js';
 import { canonicalUuid } from './silo-ids.js';
 import { type AccountService } from './types.js';
@@ -190,7 +190,10 @@ export function createAccountService(storage: SiloStorage, options: AccountServi
       if (value.length > MAX_KEY_VALUE_LENGTH || !value.startsWith(KEY_PREFIX[type])) throw invalid();
       const hash = hashKeyValue(value);
       const key = await storage.getKeyByHash(hash);
-      if (!key || key.type !== type || !sameHash(key.hash, hash) || isExpired(key, now())) throw invalid();
+      // The record was found by this hash; comparing it again guards against a store that answers
+      // another key's record. (Not in constant time: the hash is of the caller's own value, and
+      // timing its comparison could at most tell them a stored hash, which no one can invert.)
+      if (!key || key.type !== type || key.hash !== hash || isExpired(key, now())) throw invalid();
       return { account: key.account, keyType: key.type, keyName: key.name, ...(key.silos ? { silos: key.silos } : {}) };
     },
   };

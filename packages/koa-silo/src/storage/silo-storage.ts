@@ -30,6 +30,7 @@ import { createVersions } from './silo-records.js';
 import { createWebhookRecords } from './webhook-records.js';
 import { readModifyWriteOf, type Decision } from './read-modify-write.js';
 import { createConsoleRecords } from './console-records.js';
+import { ParsedRecords } from './parsed-records.js';
 
 export interface StorageOptions {
   /** Accounts, keys, silo heads, history and the listing index; also every region without its own store. */
@@ -117,6 +118,8 @@ export function createStorage(options: StorageOptions): SiloStorage {
     });
   }
 
+  const keyRecords = new ParsedRecords<StoredKey>();
+
   return {
     coordination: atomic.coordination,
     locks,
@@ -169,7 +172,9 @@ export function createStorage(options: StorageOptions): SiloStorage {
     },
 
     async getKeyByHash(hash) {
-      return parse<StoredKey>(await main.get(keys.key(hash)));
+      // Read on every keyed request: parsed once per stored text, like a silo's head.
+      const text = await main.get(keys.key(hash));
+      return text === undefined ? undefined : keyRecords.parse(text);
     },
 
     async listKeys(account) {

@@ -292,7 +292,8 @@ export interface SiloStorage extends WebhookRecords, ConsoleRecords, AuditRecord
   /** Whether the main store holds no record of Silo at all: no account, key or silo (locks aside). */
   isEmpty(): Promise<boolean>;
 
-  getKeyByHash(hash: string): Promise<StoredKey | undefined>;
+  /** The key stored under `hash`: a shared, frozen record (read on every keyed request). */
+  getKeyByHash(hash: string): Promise<Readonly<StoredKey> | undefined>;
   listKeys(account: string): Promise<StoredKey[]>;
   /** Stores the key unless its account has a key of that type and name; false when it does. Atomic, with `audit`. */
   insertKey(key: StoredKey, audit?: NewAuditEntry): Promise<boolean>;
