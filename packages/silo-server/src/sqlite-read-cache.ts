@@ -89,8 +89,18 @@ export class SqliteReadCache {
     this.forget(key);
     this.#rows.set(key, row);
     this.#bytes += sizeOf(key, row);
+    if (this.#bytes > this.#options.budgetBytes) this.#evict();
+  }
+
+  /**
+   * Drops the oldest rows until a quarter of the budget is free. In one go, not one row per row
+   * kept: a Map leaves a hole for each entry deleted until it rehashes, and iteration from the
+   * front walks every hole, so evicting one oldest row per insert cost 14 µs at 50 000 rows.
+   */
+  #evict(): void {
+    const target = (this.#options.budgetBytes * 3) / 4;
     for (const [oldest, old] of this.#rows) {
-      if (this.#bytes <= this.#options.budgetBytes) break;
+      if (this.#bytes <= target) break;
       this.#rows.delete(oldest);
       this.#bytes -= sizeOf(oldest, old);
     }
