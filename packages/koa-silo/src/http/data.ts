@@ -9,6 +9,7 @@
  * (admission.ts) while the loader works: the text by the silo's size before it is read, the value
  * by its estimated heap (heap-estimate.ts) before it is parsed; the cache charges that estimate too.
  */
+import { BoundedMap } from '../limits/bounded-map.js';
 import type { Context } from 'koa';
 import { compile, hasQueryParams, parseJson, toJSON, type CompiledQuery } from 'silo-query';
 import { BadRequestError, NotFoundError, type SiloHandle } from '../model/index.js';
@@ -59,7 +60,7 @@ const PLANS_MAX = 500;
 export function dataHandlers(deps: DataDeps) {
   const { auth, silos, regionOf, parsed, bodies, answers, admission, work } = deps;
   // Query plans by query string; only successful compiles are kept.
-  const plans = new Map<string, QueryPlan>();
+  const plans = new BoundedMap<string, QueryPlan>(PLANS_MAX);
 
   /** Parameters are validated before storage is read: a bad query is a 422 whether or not the silo exists. */
   const planOf = (search: string): QueryPlan => {
@@ -68,7 +69,6 @@ export function dataHandlers(deps: DataDeps) {
     if (!plan) {
       const params = new URLSearchParams(search);
       plan = hasQueryParams(params) ? { query: compile(params), search, tag: queryTag(search) } : NO_QUERY;
-      if (plans.size >= PLANS_MAX) plans.delete(plans.keys().next().value!);
       plans.set(search, plan);
     }
     return plan;

@@ -20,6 +20,7 @@
  * written at the client's pace (event-stream.ts); when the budget stays full past its wait, the
  * stream ends and its client reconnects with Last-Event-ID.
  */
+import { BoundedMap } from '../limits/bounded-map.js';
 import type { Context } from 'koa';
 import { type EventBus, NotFoundError, ValidationError, type Region, type SiloEvent, type SiloMeta, type VersionInfo } from '../model/index.js';
 import type { SiloService } from '../service/types.js';
@@ -225,14 +226,13 @@ export function eventHandlers(deps: EventsDeps) {
   const budget = new StreamBudget(deps.maxStreamsPerClient);
   const fanout = new Fanout(bus);
   const flusher = new FrameFlusher();
-  const frames = new Map<string, Buffer>();
+  const frames = new BoundedMap<string, Buffer>(SHARED_FRAMES);
   /** An update event (without data) as the bytes every stream of its silo sends. */
   const sharedFrame = (event: SiloEvent): Buffer => {
     const key = `${event.silo.file_uuid}:${event.silo.version}`;
     let frame = frames.get(key);
     if (!frame) {
       frame = EventStream.frame('update', JSON.stringify(event.silo), event.silo.version);
-      if (frames.size >= SHARED_FRAMES) frames.delete(frames.keys().next().value!);
       frames.set(key, frame);
     }
     return frame;

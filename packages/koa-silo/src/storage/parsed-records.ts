@@ -5,16 +5,19 @@
  * last; a record that changed is new text, parsed once. Holds at most `max` entries, dropping the
  * oldest first.
  */
-export class ParsedRecords<T extends object> {
-  readonly #byText = new Map<string, Readonly<T>>();
+import { BoundedMap } from '../limits/bounded-map.js';
 
-  constructor(private readonly max = 2000) {}
+export class ParsedRecords<T extends object> {
+  readonly #byText: BoundedMap<string, Readonly<T>>;
+
+  constructor(max = 2000) {
+    this.#byText = new BoundedMap(max);
+  }
 
   parse(text: string): Readonly<T> {
     let value = this.#byText.get(text);
     if (value === undefined) {
       value = deepFreeze(JSON.parse(text) as T);
-      if (this.#byText.size >= this.max) this.#byText.delete(this.#byText.keys().next().value!);
       this.#byText.set(text, value);
     }
     return value;

@@ -7,13 +7,14 @@
  * A crash between those steps leaves a record naming an account without that silo: reads then
  * find no head there, the same 404 as a silo that never was.
  */
+import { BoundedMap } from '../limits/bounded-map.js';
 import type { KeyvTextStore } from './keyv-text-store.js';
 import type { StorageKeys } from './storage-keys.js';
 
 const CACHE_SIZE = 100_000;
 
 export class SiloOwners {
-  readonly #known = new Map<string, string>();
+  readonly #known = new BoundedMap<string, string>(CACHE_SIZE);
 
   constructor(
     private readonly main: KeyvTextStore,
@@ -39,7 +40,6 @@ export class SiloOwners {
   }
 
   #remember(uuid: string, account: string): void {
-    if (this.#known.size >= CACHE_SIZE) this.#known.delete(this.#known.keys().next().value!);
     this.#known.set(uuid, account);
   }
 }

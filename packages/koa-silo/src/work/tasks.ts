@@ -8,6 +8,7 @@
  * byte budget, charged by heap-estimate.ts), so repeated queries of a large silo parse it once;
  * the pool sends a silo's work to the same worker.
  */
+import { BoundedMap } from '../limits/bounded-map.js';
 import { compile, parseJson, toJSON, type CompiledQuery } from 'silo-query';
 import { type Region, SiloError, type SiloPatch } from '../model/index.js';
 import { estimateParsedBytes } from '../limits/heap-estimate.js';
@@ -69,7 +70,7 @@ const COMPILED_MAX = 200;
 /** One thread's state: its parsed-data cache and compiled queries. */
 export class TaskRunner {
   private readonly parsed: VersionCache<unknown>;
-  private readonly compiled = new Map<string, CompiledQuery>();
+  private readonly compiled = new BoundedMap<string, CompiledQuery>(COMPILED_MAX);
 
   constructor(
     private readonly cacheBytes: number,
@@ -136,7 +137,6 @@ export class TaskRunner {
     let query = this.compiled.get(search);
     if (!query) {
       query = compile(new URLSearchParams(search));
-      if (this.compiled.size >= COMPILED_MAX) this.compiled.delete(this.compiled.keys().next().value!);
       this.compiled.set(search, query);
     }
     return query;
