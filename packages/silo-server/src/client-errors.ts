@@ -66,7 +66,7 @@ export class RequestStarts {
     const s = state;
     const entry = { req, res };
     s.inFlight.push(entry);
-    res.once('close', () => {
+    res.on('close', () => {
       const at = s.inFlight.indexOf(entry);
       if (at >= 0) s.inFlight.splice(at, 1);
       // The next request begins where this one ended: known only when nothing was left unread.
