@@ -232,6 +232,18 @@ describe('VersionCache', () => {
     expect(cache.get('huge', 'v1')).toBeUndefined();
   });
 
+  it('gives an entry read since it was stored a second chance before the unread ones', () => {
+    const cache = new VersionCache<string>(12);
+    for (const key of ['a', 'b', 'c']) cache.set(key, 'v1', key.toUpperCase(), 4);
+    expect(cache.get('a', 'v1')).toBe('A');
+    cache.set('d', 'v1', 'D', 4); // b is the oldest unread
+    cache.set('e', 'v1', 'E', 4); // then c: a was passed over once already, and not read since
+    expect(['a', 'b', 'c', 'd', 'e'].map((key) => cache.get(key, 'v1') ?? '-')).toEqual(['A', '-', '-', 'D', 'E']);
+    expect(cache.heldBytes).toBe(12);
+    cache.set('f', 'v1', 'F', 4); // every other one read just now: each passed over once, then the first of them goes
+    expect(['a', 'd', 'e', 'f'].map((key) => cache.get(key, 'v1') ?? '-')).toEqual(['A', '-', 'E', 'F']);
+  });
+
   it('runs one loader for concurrent loads of a key, version and scope; a failure is not kept', async () => {
     const cache = new VersionCache<string>(100);
     let calls = 0;

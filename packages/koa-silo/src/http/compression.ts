@@ -72,7 +72,9 @@ export async function compressAnswer(ctx: Context): Promise<void> {
   if (typeof body !== 'string' && !Buffer.isBuffer(body)) return;
   const size = typeof body === 'string' ? Buffer.byteLength(body) : body.length;
   if (size < COMPRESS_MIN_BYTES) return;
-  ctx.vary('Accept-Encoding');
+  // Koa's vary parses the header each time; nearly every answer has none yet.
+  if (ctx.res.hasHeader('Vary')) ctx.vary('Accept-Encoding');
+  else ctx.set('Vary', 'Accept-Encoding');
   const coding = acceptedCoding(ctx.get('Accept-Encoding'));
   if (!coding || ctx.method === 'HEAD') return;
   const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;

@@ -23,8 +23,16 @@ export interface Loaded<T> {
   bytes: number;
 }
 
+interface Entry<T> {
+  version: string;
+  value: T;
+  bytes: number;
+  /** Read since it was stored or last passed over by an eviction (its second chance). */
+  used: boolean;
+}
+
 export class VersionCache<T> {
-  private readonly entries = new Map<string, { version: string; value: T; bytes: number }>();
+  private readonly entries = new Map<string, Entry<T>>();
   private readonly loading = new Map<string, Promise<Loaded<T>>>();
   private bytes = 0;
 
@@ -34,8 +42,8 @@ export class VersionCache<T> {
   get(key: string, version: string): T | undefined {
     const hit = this.entries.get(key);
     if (!hit || hit.version !== version) return undefined;
-    this.entries.delete(key);
-    this.entries.set(key, hit);
+    // Marked, not moved to the back: a hit is the hot path of every cached read (see evict).
+    hit.used = true;
     return hit.value;
   }
 
@@ -63,12 +71,27 @@ export class VersionCache<T> {
   set(key: string, version: string, value: T, bytes: number): void {
     this.drop(key);
     if (bytes > this.budget) return;
-    this.entries.set(key, { version, value, bytes });
+    this.entries.set(key, { version, value, bytes, used: false });
     this.bytes += bytes;
-    for (const [oldest, entry] of this.entries) {
+    if (this.bytes > this.budget) this.evict(key);
+  }
+
+  /**
+   * Oldest first, but an entry read since it was stored or last passed over gets a second chance:
+   * moved to the back with its mark cleared. Least recently used out first, as closely as a cache
+   * needs, without a Map delete and insert on every read. `kept`, the entry just stored, is never
+   * the one to go. (Each entry is passed over at most once before it can go, so this ends.)
+   */
+  private evict(kept: string): void {
+    for (const [key, entry] of this.entries) {
       if (this.bytes <= this.budget) break;
-      this.entries.delete(oldest);
-      this.bytes -= entry.bytes;
+      this.entries.delete(key);
+      if (entry.used || key === kept) {
+        entry.used = false;
+        this.entries.set(key, entry);
+      } else {
+        this.bytes -= entry.bytes;
+      }
     }
   }
 
