@@ -189,6 +189,7 @@ export {
   type CompareAndSwapAdapter,
   type ImportedSilo,
   type ImportedVersion,
+  type KeyInsertion,
   type KeyListingAdapter,
   type SiloHead,
   type SiloStorage,

@@ -85,10 +85,22 @@ describe('keys', () => {
   });
 
   it('never issues the same value twice', async () => {
+    const owners = ['v1', 'v2', 'v3', 'v4'];
+    for (const owner of owners) await accounts.createAccount(owner);
     const values = await Promise.all(
-      Array.from({ length: 50 }, (_, i) => accounts.createKey({ account: 'alice', type: 'access', name: `k${i}` })),
+      Array.from({ length: 48 }, (_, i) => accounts.createKey({ account: owners[i % 4]!, type: 'access', name: `k${i}` })),
     );
-    expect(new Set(values.map((v) => v.key)).size).toBe(50);
+    expect(new Set(values.map((v) => v.key)).size).toBe(48);
+  });
+
+  it('holds the key cap against concurrent creates', async () => {
+    await accounts.createAccount('racer');
+    const results = await Promise.allSettled(
+      Array.from({ length: 30 }, (_, i) => accounts.createKey({ account: 'racer', type: 'access', name: `k${i}` })),
+    );
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(20);
+    for (const r of results) if (r.status === 'rejected') expect(r.reason).toMatchObject({ status: 422, detail: [expect.objectContaining({ type: 'too_many_keys' })] });
+    expect(await accounts.listKeys('racer')).toHaveLength(20);
   });
 
   it.each(MANAGE_KEY_DURATIONS)('gives a manage key of duration %s its expiry', async (duration) => {

@@ -113,13 +113,13 @@ export function createAccountService(storage: SiloStorage, options: AccountServi
       if (type !== 'manage' && type !== 'access') throw new BadRequestError('A key type is "manage" or "access"');
       checkKeyName(name);
       const owner = await existingAccount(account);
-      // A cap checked before the insert: two creates racing past it may make one key more.
       const { maxKeys = DEFAULT_MAX_KEYS } = planNamed(plans, owner.plan);
-      if ((await storage.listKeys(account)).length >= maxKeys) {
-        throw new ValidationError([
+      const full = () =>
+        new ValidationError([
           { loc: ['body'], msg: `An account may have at most ${maxKeys} keys: revoke one first`, type: 'too_many_keys', ctx: { max: maxKeys } },
         ]);
-      }
+      // Refused early when already full (no key value made); the insert checks again, atomically.
+      if ((await storage.listKeys(account)).length >= maxKeys) throw full();
       const nowMs = now();
       const stored: StoredKey = { type, name, account, created_at: isoTime(nowMs), hash: '' };
       // A manage key expires after its duration (30 days unless chosen); an access key only when
@@ -139,7 +139,9 @@ export function createAccountService(storage: SiloStorage, options: AccountServi
       const value = generateKeyValue(type);
       stored.hash = hashKeyValue(value);
       const entry = auditEntryOf('key.create', account, by, stored.created_at, undefined, `${type}:${name}`);
-      if (!(await storage.insertKey(stored, entry))) {
+      const inserted = await storage.insertKey(stored, entry, maxKeys);
+      if (inserted === 'full') throw full();
+      if (inserted === 'taken') {
         throw new ConflictError(`The account already has ${type === 'access' ? 'an access' : 'a manage'} key named "${name}"`);
       }
       return { ...publicInfo(stored), key: value };

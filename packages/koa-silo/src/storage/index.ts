@@ -22,6 +22,7 @@ export type {
   ImportedSilo,
   ImportedVersion,
   IndexPage,
+  KeyInsertion,
   ListIndex,
   Locks,
   NewSilo,

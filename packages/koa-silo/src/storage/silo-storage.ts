@@ -25,7 +25,7 @@ import { SiloOwners } from './silo-owners.js';
 import { sortedListIndexFor } from './sorted-list-index.js';
 import { DEFAULT_STORAGE_TIMEOUT_MS, type StorageObserver } from './storage-guard.js';
 import { storageKeys } from './storage-keys.js';
-import type { Locks, SiloStorage, StoredKey } from './types.js';
+import type { KeyInsertion, Locks, SiloStorage, StoredKey } from './types.js';
 import { createVersions } from './silo-records.js';
 import { createWebhookRecords } from './webhook-records.js';
 import { readModifyWriteOf, type Decision } from './read-modify-write.js';
@@ -181,11 +181,14 @@ export function createStorage(options: StorageOptions): SiloStorage {
       return parse<StoredKey[]>(await main.get(keys.keys(account))) ?? [];
     },
 
-    insertKey(key, entry?: NewAuditEntry) {
+    insertKey(key, entry?: NewAuditEntry, maxKeys = Number.POSITIVE_INFINITY) {
       const listKey = keys.keys(key.account);
-      return locks.withLock(listKey, () =>
-        changeList<StoredKey>(listKey, (list) => {
-          if (list.some((k) => k.type === key.type && k.name === key.name)) return undefined;
+      return locks.withLock(listKey, async () => {
+        // Judged on the list the commit expects (judged again when it changed meanwhile).
+        let outcome: KeyInsertion = 'inserted';
+        await changeList<StoredKey>(listKey, (list) => {
+          outcome = list.some((k) => k.type === key.type && k.name === key.name) ? 'taken' : list.length >= maxKeys ? 'full' : 'inserted';
+          if (outcome !== 'inserted') return undefined;
           const recorded = auditWrites(entry, 'directory');
           return {
             set: [
@@ -196,8 +199,9 @@ export function createStorage(options: StorageOptions): SiloStorage {
             indexAdd: recorded.indexAdd,
             auditAdd: recorded.auditAdd,
           };
-        }),
-      );
+        });
+        return outcome;
+      });
     },
 
     removeKey(account: string, type: KeyType, name: string, entry?: NewAuditEntry) {

@@ -5,6 +5,9 @@
 import type { Account, AuditEntry, ConsoleSession, DeliveryAttempt, KeyInfo, NewAuditEntry, PendingDelivery, Region, SiloRecord, StoredUser, StoredWebhook, VersionInfo } from '../model/index.js';
 
 /** A key as stored: its public facts plus the SHA-256 (hex) of its value. Never the value. */
+/** What `insertKey` did. */
+export type KeyInsertion = 'inserted' | 'taken' | 'full';
+
 export interface StoredKey extends KeyInfo {
   hash: string;
 }
@@ -295,8 +298,12 @@ export interface SiloStorage extends WebhookRecords, ConsoleRecords, AuditRecord
   /** The key stored under `hash`: a shared, frozen record (read on every keyed request). */
   getKeyByHash(hash: string): Promise<Readonly<StoredKey> | undefined>;
   listKeys(account: string): Promise<StoredKey[]>;
-  /** Stores the key unless its account has a key of that type and name; false when it does. Atomic, with `audit`. */
-  insertKey(key: StoredKey, audit?: NewAuditEntry): Promise<boolean>;
+  /**
+   * Stores the key unless its account has a key of that type and name (`taken`) or already
+   * `maxKeys` keys (`full`), both judged on the list it commits against: two inserts racing never
+   * pass either. Atomic, with `audit`.
+   */
+  insertKey(key: StoredKey, audit?: NewAuditEntry, maxKeys?: number): Promise<KeyInsertion>;
   /** Removes the key of that account, type and name and returns it; undefined when none. Atomic, with `audit`. */
   removeKey(account: string, type: KeyInfo['type'], name: string, audit?: NewAuditEntry): Promise<StoredKey | undefined>;
 

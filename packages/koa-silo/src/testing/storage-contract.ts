@@ -157,10 +157,15 @@ export function storageContract(name: string, makeKeyv: MakeKeyv, options: Stora
       it('finds a key by its hash; names are unique per account and type', async () => {
         const { storage } = await setup();
         const key = { type: 'access' as const, name: 'ci', account: 'acme', created_at: '2026-01-01T00:00:00.000Z', hash: 'ab'.repeat(32) };
-        expect(await storage.insertKey(key)).toBe(true);
-        expect(await storage.insertKey({ ...key, hash: 'cd'.repeat(32) })).toBe(false);
-        expect(await storage.insertKey({ ...key, type: 'manage', hash: 'ef'.repeat(32) })).toBe(true);
-        expect(await storage.insertKey({ ...key, account: 'other', hash: '01'.repeat(32) })).toBe(true);
+        expect(await storage.insertKey(key)).toBe('inserted');
+        expect(await storage.insertKey({ ...key, hash: 'cd'.repeat(32) })).toBe('taken');
+        expect(await storage.insertKey({ ...key, type: 'manage', hash: 'ef'.repeat(32) })).toBe('inserted');
+        expect(await storage.insertKey({ ...key, account: 'other', hash: '01'.repeat(32) })).toBe('inserted');
+        // A cap judged on the list the insert commits against: of racing inserts, only what fits.
+        const racing = await Promise.all(['r1', 'r2', 'r3'].map((name, i) => storage.insertKey({ ...key, account: 'capped', name, hash: `${i}`.repeat(64) }, undefined, 2)));
+        expect(racing.filter((r) => r === 'inserted')).toHaveLength(2);
+        expect(racing.filter((r) => r === 'full')).toHaveLength(1);
+        expect(await storage.listKeys('capped')).toHaveLength(2);
         expect(await storage.getKeyByHash(key.hash)).toEqual(key);
         expect((await storage.listKeys('acme')).map((k) => k.type).sort()).toEqual(['access', 'manage']);
         expect(await storage.removeKey('acme', 'access', 'ci')).toEqual(key);

@@ -219,7 +219,7 @@ async function importInto(storage: SiloStorage, lines: AsyncIterable<string>, op
         if (hashes.has(key.hash)) throw at(lineNo, 'a key whose hash another key has already');
         const problem = rules.key(key);
         if (problem) throw at(lineNo, `the ${key.type} key ${JSON.stringify(key.name)} of account ${JSON.stringify(key.account)}: ${problem}`);
-        if (!(await storage.insertKey(key))) throw at(lineNo, `the ${key.type} key ${JSON.stringify(key.name)} of account ${JSON.stringify(key.account)} appears twice`);
+        if ((await storage.insertKey(key)) === 'taken') throw at(lineNo, `the ${key.type} key ${JSON.stringify(key.name)} of account ${JSON.stringify(key.account)} appears twice`);
         hashes.add(key.hash);
         written.keys++;
         break;
