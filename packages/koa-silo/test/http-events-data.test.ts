@@ -127,6 +127,37 @@ describe('server-sent events with data', () => {
     expect(JSON.parse((await replay.next(10_000)).data)).toMatchObject({ version: 2, file_data: next });
   });
 
+  it('sends an update whose data went while it loaded without that data, then the delete that took it', async () => {
+    const uuid = await h.create(alice, { file_name: 'short-lived', file_data: { n: 1 } });
+    const stream = await sse(`/${uuid}/events?data=1`, access(alice));
+    // The stream's read of version 2 waits until the silo is deleted.
+    let deleted!: () => void;
+    const gone = new Promise<void>((resolve) => (deleted = resolve));
+    const { silos } = h.silo;
+    const read = silos.version.bind(silos);
+    const reads = vi.spyOn(silos, 'version').mockImplementation(async (...args) => {
+      await gone;
+      return read(...args);
+    });
+    try {
+      expect((await patch(uuid, { file_data: { n: 2 } })).status).toBe(200);
+      await sleep(50);
+      expect(reads).toHaveBeenCalled();
+      expect((await h.client.request(`/api/v1/manage/${uuid}`, { method: 'DELETE', headers: manage(alice) })).status).toBe(200);
+      deleted();
+      const update = await stream.next(5000);
+      expect(update.event).toBe('update');
+      expect(JSON.parse(update.data)).toMatchObject({ file_uuid: uuid, version: 2 });
+      expect(JSON.parse(update.data)).not.toHaveProperty('file_data');
+      const deletion = await stream.next(5000);
+      expect(deletion.event).toBe('delete');
+      expect(JSON.parse(deletion.data)).toMatchObject({ file_uuid: uuid });
+      await stream.ended;
+    } finally {
+      reads.mockRestore();
+    }
+  });
+
   it('stops reading versions for a stream closed halfway through its replay', async () => {
     const uuid = await h.create(alice, { file_name: 'history', file_data: bulky(1_000_000, 0) });
     for (let n = 1; n < 20; n++) expect((await patch(uuid, { file_data: bulky(1_000_000, n) })).status).toBe(200);

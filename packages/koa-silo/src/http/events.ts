@@ -284,7 +284,15 @@ export function eventHandlers(deps: EventsDeps) {
       if (!mayCarryData(meta.version)) return plain();
       const held = texts.hold(`${uuid}:${meta.version}`, sourceOf(account, uuid, meta.version, size));
       try {
-        const bytes = await unlessClosed(stream, held.bytes);
+        let bytes: Buffer | undefined;
+        try {
+          bytes = await unlessClosed(stream, held.bytes);
+        } catch (error) {
+          // The version's data went while it loaded (the silo deleted, the version pruned): its
+          // metadata still goes out, and what took the data follows (the delete, newer versions).
+          if (error instanceof NotFoundError) return plain();
+          throw error;
+        }
         if (bytes === undefined) return;
         // A newer version heard of while this one loaded: it follows with its own data.
         if (!mayCarryData(meta.version)) plain();
