@@ -317,14 +317,24 @@ async function connectPostgres(
   });
   // An idle connection the server dropped: the pool replaces it; a request meanwhile gets a 503.
   pool.on('error', (error: Error) => log('warn', 'storage connection lost', { store: location.display, error: error.message }));
+  let schema: string | null;
   try {
-    await withTimeout(pool.query('SELECT 1'), timeoutMs, () => `no answer within ${timeoutMs} ms`);
-    return pool;
+    const answer = await withTimeout(pool.query<{ schema: string | null }>('SELECT current_schema() AS schema'), timeoutMs, () => `no answer within ${timeoutMs} ms`);
+    schema = answer.rows[0]?.schema ?? null;
   } catch (error) {
     await pool.end().catch(() => undefined);
     const reason = error instanceof Error ? error.message : String(error);
     throw new StartupError(`cannot reach PostgreSQL at ${location.display}: ${reason}`);
   }
+  if (schema === null) {
+    // PostgreSQL's own word for it ("no schema has been selected to create in") comes only at the first CREATE.
+    await pool.end().catch(() => undefined);
+    throw new StartupError(
+      `the search_path of ${location.display} names no schema that exists, so Silo has nowhere to make its tables: ` +
+        'create it first (CREATE SCHEMA <name>) or leave search_path out of the URL for "public"',
+    );
+  }
+  return pool;
 }
 
 /** rate-limiter-flexible's table of counters (its own definition), made before any request. */

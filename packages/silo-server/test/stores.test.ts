@@ -5,6 +5,7 @@ import path from 'node:path';
 import { createClient } from '@keyv/redis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { redisAvailable, TEST_REDIS_URL } from '../../../test/support/redis.js';
+import { postgresAvailable, TEST_POSTGRES_URL } from '../../../test/support/postgres.js';
 import { clusterAvailable, startOwnCluster } from '../../../test/support/redis-cluster.js';
 import { loadStorageConfig } from '../src/config.js';
 import { SqliteStore } from '../src/sqlite-store.js';
@@ -123,6 +124,18 @@ describe.skipIf(!clusterAvailable())('openStores with a Redis Cluster', () => {
     }
     // Three redis-server processes started and joined into a cluster: seconds on two busy cores.
   }, 30_000);
+});
+
+const havePostgres = await postgresAvailable();
+
+describe.skipIf(!havePostgres)('openStores on PostgreSQL', () => {
+  it('refuses a search_path that names no schema, saying so, before making anything', async () => {
+    const url = `${TEST_POSTGRES_URL}?options=${encodeURIComponent('-c search_path=silo_no_such_schema')}`;
+    const loc = parseStoreUrl(url);
+    const error = await openStores({ main: loc, regions: { api: loc, 'sg-01-api': loc, 'usc-01-api': loc } }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StartupError);
+    expect((error as Error).message).toMatch(/^the search_path of postgres:.* names no schema that exists, so Silo has nowhere to make its tables: create it first/);
+  });
 });
 
 describe('PostgreSQL store URLs', () => {
