@@ -110,6 +110,9 @@ export function redact(url: string): string {
   if (!m) return url;
   const cred = m[2]!;
   const colon = cred.indexOf(':');
+  // PostgreSQL's user position holds a user name only (a password needs the colon); Redis may read
+  // a lone credential as the password, so there it is hidden too.
+  if (colon < 0 && /^\s*postgres(ql)?:\/\/$/i.test(m[1]!) && /^[^/?#@\s]+$/.test(cred)) return url;
   const user = colon > 0 && !/[/?#@\s]/.test(cred.slice(0, colon)) ? cred.slice(0, colon) : '';
   return `${m[1]}${user}:***@${url.slice(m[0].length)}`;
 }

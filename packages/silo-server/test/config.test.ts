@@ -157,6 +157,9 @@ describe('store URLs', () => {
   it('never shows a password', () => {
     expect(redact('redis://:hunter2@h:1/2')).toBe('redis://:***@h:1/2');
     expect(redact('redis://user:hunter2@h')).toBe('redis://user:***@h');
+    expect(redact('redis://hunter2@h')).toBe('redis://:***@h');
+    expect(redact('postgres://silo@db:5432/silo')).toBe('postgres://silo@db:5432/silo'); // a user name, no password
+    expect(redact('postgresql://silo:hunter2@db/silo')).toBe('postgresql://silo:***@db/silo');
     expect(() => parseStoreUrl('redis://:hunter2@h:1/x')).toThrow(/redis:\/\/:\*\*\*@h:1\/x/);
   });
 
