@@ -20,7 +20,7 @@ export default defineConfig({
     reporters: process.env.CI === 'true' ? ['default', ['json', { outputFile: '.ci/vitest-report.json' }]] : ['default'],
     // Two files at a time even on two cores (vitest's default there is one): most files spend their
     // time waiting on servers, stores and browsers they start, and the suite ran in 452 s on one
-    // worker against 280 s on two. The load tests keep a core of their own (their project, below).
+    // worker against 280 s on two. The load tests still run alone, after all the others (below).
     maxWorkers: 2,
     projects: [
       ...['silo-query', 'koa-silo', 'silo-server', 'silo-console', 'silo-client'].map((name) => ({

@@ -9,12 +9,12 @@
  * (admission.ts) while the loader works: the text by the silo's size before it is read, the value
  * by its estimated heap (heap-estimate.ts) before it is parsed; the cache charges that estimate too.
  */
-import { BoundedMap } from '../limits/bounded-map.js';
 import type { Context } from 'koa';
 import { compile, hasQueryParams, parseJson, toJSON, type CompiledQuery } from 'silo-query';
 import { BadRequestError, NotFoundError, type SiloHandle } from '../model/index.js';
 import type { SiloService } from '../service/types.js';
 import { loadCharged, releaseAfterUse, type Admission } from '../limits/admission.js';
+import { BoundedMap } from '../limits/bounded-map.js';
 import { reaches, type Auth } from './auth.js';
 import { allowAnyOrigin } from './cors.js';
 import { answeredNotModified, etagFor, queryTag } from './etag.js';

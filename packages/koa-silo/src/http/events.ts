@@ -20,7 +20,6 @@
  * written at the client's pace (event-stream.ts); when the budget stays full past its wait, the
  * stream ends and its client reconnects with Last-Event-ID.
  */
-import { BoundedMap } from '../limits/bounded-map.js';
 import type { Context } from 'koa';
 import { type EventBus, NotFoundError, ValidationError, type Region, type SiloEvent, type SiloMeta, type VersionInfo } from '../model/index.js';
 import type { SiloService } from '../service/types.js';
@@ -28,6 +27,7 @@ import { reaches, type Auth, type Caller } from './auth.js';
 import { clientAddress } from './client.js';
 import { allowAnyOrigin } from './cors.js';
 import type { Admission } from '../limits/admission.js';
+import { BoundedMap } from '../limits/bounded-map.js';
 import { TooManyStreamsError } from './errors.js';
 import { SerialQueue } from './event-queue.js';
 import { EventStream, FrameFlusher } from './event-stream.js';

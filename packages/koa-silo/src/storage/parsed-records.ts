@@ -3,7 +3,7 @@
  * JSON was the largest cost of Silo's own on a cached read. The same text always parses to the
  * same value, so the value is kept (frozen: it is shared by every caller) for the texts seen
  * last; a record that changed is new text, parsed once. Holds at most `max` entries, dropping the
- * oldest first.
+ * oldest eighth when full (bounded-map.ts).
  */
 import { BoundedMap } from '../limits/bounded-map.js';
 

@@ -5,12 +5,12 @@
 import type { Account, AuditEntry, ConsoleSession, DeliveryAttempt, KeyInfo, NewAuditEntry, PendingDelivery, Region, SiloRecord, StoredUser, StoredWebhook, VersionInfo } from '../model/index.js';
 
 /** A key as stored: its public facts plus the SHA-256 (hex) of its value. Never the value. */
-/** What `insertKey` did. */
-export type KeyInsertion = 'inserted' | 'taken' | 'full';
-
 export interface StoredKey extends KeyInfo {
   hash: string;
 }
+
+/** What `insertKey` did. */
+export type KeyInsertion = 'inserted' | 'taken' | 'full';
 
 /**
  * The record that makes a silo what it is: its current version's metadata, and where that

@@ -8,10 +8,10 @@
  * byte budget, charged by heap-estimate.ts), so repeated queries of a large silo parse it once;
  * the pool sends a silo's work to the same worker.
  */
-import { BoundedMap } from '../limits/bounded-map.js';
 import { compile, parseJson, toJSON, type CompiledQuery } from 'silo-query';
 import { type Region, SiloError, type SiloPatch } from '../model/index.js';
 import { estimateParsedBytes } from '../limits/heap-estimate.js';
+import { BoundedMap } from '../limits/bounded-map.js';
 import { VersionCache } from '../limits/version-cache.js';
 import { applySiloPatch, type Patched } from '../service/silo-patch.js';
 import { checkBody, type BodyShape, type CheckedBody } from './body-check.js';
