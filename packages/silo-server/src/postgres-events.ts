@@ -1,20 +1,40 @@
 /**
- * The change feed's transport on PostgreSQL: NOTIFY on one channel, LISTEN on a connection of its
+ * The change feed's transport on PostgreSQL: NOTIFY on the channel of the deployment's schema
+ * (NOTIFY reaches every session of the database, whatever its search_path, so two deployments in
+ * two schemas of one database must not share a channel), LISTEN on a connection of its
  * own (a listening connection must keep its session, so it is not taken from the pool) that comes
  * back by itself, at most 1 s after the database does. Events missed meanwhile are read from
  * history by each stream when it sees the next version.
  */
 import { SharedBus, type BusTransport, type EventBus } from 'koa-silo';
+import { createHash } from 'node:crypto';
 import pg from 'pg';
 
-/** NOTIFY's payload limit is 8000 bytes; an event is far smaller (metadata only). */
-const CHANNEL = 'silo_events';
 const RETRY_MS = 1000;
 
+/**
+ * `silo_events_` and a digest of the schema the pool's tables are in: a plain identifier whatever
+ * the schema's name (LISTEN takes an identifier, of at most 63 bytes). NOTIFY's payload limit is
+ * 8000 bytes; an event is far smaller (metadata only).
+ */
+export function channelOf(schema: string): string {
+  return `silo_events_${createHash('sha256').update(schema).digest('hex').slice(0, 16)}`;
+}
+
 function postgresTransport(pool: pg.Pool): BusTransport {
+  let channel: Promise<string> | undefined;
+  // Asked once, of the pool (the listener's connection has the same settings, search_path included).
+  const channelName = () =>
+    (channel ??= pool.query<{ schema: string | null }>('SELECT current_schema() AS schema').then(
+      ({ rows }) => channelOf(rows[0]?.schema ?? ''),
+      (error: unknown) => {
+        channel = undefined;
+        throw error;
+      },
+    ));
   return {
     async send(text) {
-      await pool.query('SELECT pg_notify($1, $2)', [CHANNEL, text]);
+      await pool.query('SELECT pg_notify($1, $2)', [await channelName(), text]);
     },
     async listen(hear) {
       let stopped = false;
@@ -32,12 +52,13 @@ function postgresTransport(pool: pg.Pool): BusTransport {
         };
         client.on('error', again);
         client.on('end', again);
-        client.on('notification', (message) => {
-          if (message.channel === CHANNEL && message.payload !== undefined) hear(message.payload);
-        });
         try {
+          const name = await channelName();
+          client.on('notification', (message) => {
+            if (message.channel === name && message.payload !== undefined) hear(message.payload);
+          });
           await client.connect();
-          await client.query(`LISTEN ${CHANNEL}`);
+          await client.query(`LISTEN ${name}`);
         } catch {
           again();
         }
