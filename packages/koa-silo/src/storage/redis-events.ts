@@ -21,20 +21,35 @@ interface RedisSubscriber {
 
 /**
  * How the change feed's events travel between the instances sharing `main`: on Redis (or a
- * cluster), one pub/sub channel under the storage's prefix; undefined on any other store (the
- * events then stay in their process).
+ * cluster), one pub/sub channel under the storage's prefix, and its database's number beyond 0
+ * (pub/sub channels belong to the whole server, not to a database: deployments on two databases
+ * of one Redis must not share one); undefined on any other store (the events then stay in their
+ * process).
  */
 export function eventTransportOf(main: Keyv, options: { prefix?: string | undefined; timeoutMs?: number | undefined }): BusTransport | undefined {
   const redis = RedisNative.of(main, new KeyvTextStore(main, options.timeoutMs ?? DEFAULT_STORAGE_TIMEOUT_MS));
-  return redis && redisTransport(redis, redis.redisKey(`${options.prefix ?? DEFAULT_PREFIX}:events`));
+  if (!redis) return undefined;
+  const key = redis.redisKey(`${options.prefix ?? DEFAULT_PREFIX}:events`);
+  let channel: Promise<string> | undefined;
+  const channelName = () =>
+    (channel ??= redis.database().then(
+      (db) => (db === 0 ? key : `${key}:db${db}`),
+      (error: unknown) => {
+        channel = undefined; // asked again next time
+        throw error;
+      },
+    ));
+  return redisTransport(redis, channelName);
 }
 
-function redisTransport(redis: RedisNative, channel: string): BusTransport {
+function redisTransport(redis: RedisNative, channelName: () => Promise<string>): BusTransport {
   return {
     async send(text) {
+      const channel = await channelName();
       await redis.send(['PUBLISH', channel, text], channel);
     },
     async listen(hear) {
+      const channel = await channelName();
       const subscriber = await redis.duplicate<RedisSubscriber>();
       subscriber.on('error', () => undefined);
       try {

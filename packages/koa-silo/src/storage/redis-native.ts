@@ -101,6 +101,13 @@ export class RedisNative {
       : (client as RedisCommandSender).sendCommand(args);
   }
 
+  /** The database number the client uses (0 on a cluster, which has no other). */
+  async database(): Promise<number> {
+    if (this.adapter.isCluster()) return 0;
+    const client = (await this.adapter.getClient()) as { options?: { database?: number } };
+    return client.options?.database ?? 0;
+  }
+
   /** A new, unconnected client with this one's settings (for a connection in subscribe mode). */
   async duplicate<T>(): Promise<T> {
     return (await this.adapter.getClient()).duplicate() as T;
