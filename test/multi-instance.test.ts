@@ -1,9 +1,13 @@
 /**
  * Several instances (issues 4 and 11): two `silo serve` processes on two ports with one
- * SILO_STORE_URL: redis://127.0.0.1:6379/7, then a schema of this run in the test PostgreSQL. A silo created through one is read, updated, listed
+ * SILO_STORE_URL: redis://127.0.0.1:6379/7, one SQLite file, a schema of this run in the test
+ * PostgreSQL, a Redis Cluster of the suite's own. A silo created through one is read, updated, listed
  * and deleted through the other; a key revoked with the `silo` command stops working on both
  * within 1 second. Database 7 of the test Redis is this file's own: emptied before and after.
  */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { createClient } from '@keyv/redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresAvailable, testSchema, type TestSchema } from './support/postgres.js';
@@ -35,7 +39,7 @@ async function emptyDb(): Promise<void> {
 }
 
 /** The same checks on two instances sharing one store: `open` empties it and names it, `close` cleans up. */
-function twoInstances(label: string, skip: boolean, open: () => Promise<string>, close: () => Promise<void>) {
+function twoInstances(label: string, skip: boolean, open: () => Promise<string>, close: () => Promise<void>, instances = 'every instance given this store URL') {
   describe.skipIf(skip)(label, () => {
     // Made in beforeAll: the cleanup of the describe before this one removes every temporary directory.
     let dir: string;
@@ -67,7 +71,7 @@ function twoInstances(label: string, skip: boolean, open: () => Promise<string>,
       expect(b.keys).toBeUndefined();
       expect(a.port).not.toBe(b.port);
       // The start line says plainly that the store serves several instances.
-      for (const server of [a, b]) expect(server.logs().find((l) => l.msg === 'listening')).toMatchObject({ instances: 'every instance given this store URL' });
+      for (const server of [a, b]) expect(server.logs().find((l) => l.msg === 'listening')).toMatchObject({ instances });
     });
 
     it('a silo created through one instance is read, updated, listed and deleted through the other', async () => {
@@ -156,6 +160,15 @@ twoInstances('two silo serve processes on one Redis', !haveRedis, async () => {
   await emptyDb();
   return dbUrl();
 }, emptyDb);
+
+// A file of its own, outside the temporary directories that each describe's cleanup removes.
+let sqliteDir: string | undefined;
+twoInstances('two silo serve processes on one SQLite file', false, async () => {
+  sqliteDir = fs.mkdtempSync(path.join(os.tmpdir(), 'silo-multi-sqlite-'));
+  return `sqlite://${path.join(sqliteDir, 'silo.sqlite')}`;
+}, async () => {
+  if (sqliteDir) fs.rmSync(sqliteDir, { recursive: true, force: true });
+}, 'processes on this machine sharing the file');
 
 let schema: TestSchema | undefined;
 twoInstances('two silo serve processes on one PostgreSQL database', !havePostgres, async () => {

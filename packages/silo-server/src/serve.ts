@@ -75,7 +75,7 @@ export function siloOptions(config: ServerConfig, stores: Stores, logger: Logger
     hosts: config.hosts,
     plans: plansOf(config),
     rateLimit: stores.redis ? { redis: stores.redis } : stores.postgres ? { postgres: stores.postgres, tableCreated: true } : { store: 'memory' },
-    // PostgreSQL's bus comes with its stores; on Redis koa-silo makes one; on SQLite it is this process's.
+    // The bus of PostgreSQL and of a SQLite file comes with the stores; on Redis koa-silo makes one.
     ...(stores.events ? { events: stores.events } : {}),
     ...(config.maxStreamsPerClient !== undefined ? { maxStreamsPerClient: config.maxStreamsPerClient } : {}),
     publicQueries: config.publicQueries,

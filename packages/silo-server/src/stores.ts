@@ -23,6 +23,7 @@ import { DEFAULT_RATE_LIMIT_TABLE, type EventBus } from 'koa-silo';
 import { REGIONS, type Region } from 'koa-silo/model';
 import { PostgresStore, underSchemaLock } from './postgres-store.js';
 import { postgresBus } from './postgres-events.js';
+import { sqliteBus } from './sqlite-events.js';
 import { SqliteStore, sqliteKeyv, type SqliteSynchronous } from './sqlite-store.js';
 
 export type StoreRole = 'main' | Region;
@@ -152,7 +153,7 @@ export interface Stores {
   redis?: RedisClientType | RedisClusterType;
   /** The pool of the main store's URL, when it is PostgreSQL (for shared rate limits, table made). */
   postgres?: pg.Pool;
-  /** The change feed's bus on the main store's PostgreSQL (Redis's is made by koa-silo itself). */
+  /** The change feed's bus on the main store's PostgreSQL or SQLite file (Redis's is made by koa-silo itself). */
   events?: EventBus;
   /** Resolves when every store answers; rejects with a message naming the first that does not. */
   check(timeoutMs?: number): Promise<void>;
@@ -405,6 +406,9 @@ export async function openStores(options: OpenStoresOptions): Promise<Stores> {
     if (mainPool) {
       await makeRateLimitTable(mainPool);
       events = postgresBus(mainPool, (msg, fields) => log('warn', msg, fields));
+    }
+    if (options.main.kind === 'sqlite' && options.main.path !== ':memory:') {
+      events = sqliteBus((handles[0]!.keyv.store as SqliteStore).database, (msg, fields) => log('warn', msg, fields));
     }
   } catch (error) {
     await closeAll();

@@ -38,7 +38,9 @@ describe('openStores with the embedded store', () => {
       expect(fs.existsSync(file)).toBe(true);
       const store2 = stores.main.keyv.store as SqliteStore;
       const tables = store2.database.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all();
-      expect(tables).toEqual(['main', 'region_api', 'region_sg_01_api', 'region_usc_01_api']);
+      // Beside the stores' tables, the change feed's (sqlite-events.ts; sqlite_sequence is its AUTOINCREMENT's).
+      expect(tables).toEqual(['main', 'region_api', 'region_sg_01_api', 'region_usc_01_api', 'silo_event_listeners', 'silo_events', 'sqlite_sequence']);
+      expect(stores.events).toBeDefined();
       expect(store2.walEnabled).toBe(true);
       expect(stores.redis).toBeUndefined();
     } finally {

@@ -1,0 +1,102 @@
+/**
+ * The change feed's transport on SQLite, for processes sharing one file (two `silo serve` on one
+ * data directory, or the `silo` command beside a server): each event is a row of `silo_events` in
+ * that file, and every listening process reads the rows after the last one it saw, every POLL_MS.
+ *
+ * Only when someone else listens: a listening process keeps a row of its own in
+ * `silo_event_listeners` (renewed while it lives), and an event is written only when a live row of
+ * another process is there. A server alone on its file pays one small read per event, no write.
+ * Race-free: a listener's row is committed before its first subscriber is counted (listen runs
+ * synchronously up to its commit), so any write that commits after that sees the row when its
+ * event is sent; a write that committed before then happened before anyone there subscribed.
+ *
+ * Row ids are AUTOINCREMENT (never reused, even once pruned) and SQLite commits one writer at a
+ * time, so a reader that has seen id n has seen every id below it: "after the last id seen" misses
+ * nothing. Rows older than KEEP_MS are pruned by the listeners.
+ */
+import { randomBytes } from 'node:crypto';
+import type Database from 'better-sqlite3';
+import { SharedBus, type BusTransport, type EventBus } from 'koa-silo';
+import { groupCommitOf } from './group-commit.js';
+
+/** How often a listener reads new events: the feed's delay across processes, at most. */
+export const POLL_MS = 200;
+/** A listener's row lives this long unless renewed (a killed process stops costing writes after it). */
+const LISTENER_TTL_MS = 30_000;
+const RENEW_MS = 10_000;
+/** Events are kept this long: far beyond any poll, so that a listener busy for a while misses none. */
+const KEEP_MS = 60_000;
+/** Rows read per query; a listener reads again at once while pages come back full. */
+const PAGE = 500;
+
+function sqliteTransport(db: Database.Database): BusTransport {
+  db.exec(
+    'CREATE TABLE IF NOT EXISTS silo_events (id INTEGER PRIMARY KEY AUTOINCREMENT, at INTEGER NOT NULL, body TEXT NOT NULL);' +
+      'CREATE TABLE IF NOT EXISTS silo_event_listeners (id TEXT PRIMARY KEY, expires INTEGER NOT NULL) WITHOUT ROWID;',
+  );
+  const self = randomBytes(8).toString('base64url');
+  const othersListen = db
+    .prepare<[string, number], number>('SELECT EXISTS (SELECT 1 FROM silo_event_listeners WHERE id <> ? AND expires > ?)')
+    .pluck();
+  const insert = db.prepare<[number, string]>('INSERT INTO silo_events (at, body) VALUES (?, ?)');
+  const register = db.prepare<[string, number]>(
+    'INSERT INTO silo_event_listeners (id, expires) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET expires = excluded.expires',
+  );
+  const unregister = db.prepare<[string]>('DELETE FROM silo_event_listeners WHERE id = ?');
+  const pruneEvents = db.prepare<[number]>('DELETE FROM silo_events WHERE at < ?');
+  const pruneListeners = db.prepare<[number]>('DELETE FROM silo_event_listeners WHERE expires < ?');
+  const lastId = db.prepare<[], number | null>('SELECT max(id) FROM silo_events').pluck();
+  const after = db.prepare<[number, number], { id: number; body: string }>('SELECT id, body FROM silo_events WHERE id > ? ORDER BY id LIMIT ?');
+
+  return {
+    async send(text) {
+      if (othersListen.get(self, Date.now()) !== 1) return;
+      // Joins the next group commit: under load, beside the writes of that turn.
+      await groupCommitOf(db).run(() => insert.run(Date.now(), text));
+    },
+
+    async listen(hear) {
+      // The cursor first, then the row that makes others write: nothing committed in between is lost,
+      // since nobody writes an event for this process before its row is there.
+      let seen = lastId.get() ?? 0;
+      db.transaction(() => register.run(self, Date.now() + LISTENER_TTL_MS)).immediate();
+      let renewedAt = Date.now();
+      const poll = () => {
+        try {
+          for (;;) {
+            const rows = after.all(seen, PAGE);
+            for (const row of rows) hear(row.body);
+            if (rows.length > 0) seen = rows[rows.length - 1]!.id;
+            if (rows.length < PAGE) break;
+          }
+          const now = Date.now();
+          if (now - renewedAt >= RENEW_MS) {
+            renewedAt = now;
+            // A failed renewal is tried again at the next poll (the row outlives three of them).
+            groupCommitOf(db)
+              .run(() => {
+                register.run(self, now + LISTENER_TTL_MS);
+                pruneEvents.run(now - KEEP_MS);
+                pruneListeners.run(now);
+              })
+              .catch(() => {
+                renewedAt = 0;
+              });
+          }
+        } catch {
+          // A busy or closed database: the next poll tries again (events wait KEEP_MS for it).
+        }
+      };
+      const timer = setInterval(poll, POLL_MS).unref();
+      return () => {
+        clearInterval(timer);
+        if (db.open) db.transaction(() => unregister.run(self)).immediate();
+      };
+    },
+  };
+}
+
+/** The bus of every process on the SQLite file of `db` (its main store's connection). */
+export function sqliteBus(db: Database.Database, log: (message: string, fields: Record<string, unknown>) => void): EventBus {
+  return new SharedBus(sqliteTransport(db), (message, error) => log(message, { error: (error as Error).message }));
+}
