@@ -271,6 +271,17 @@ describe('update', () => {
     }
   });
 
+  it('says which Content-Type a JSON Patch needs when one comes as application/json', async () => {
+    const uuid = await h.create(alice, { file_name: 'p', file_data: [] });
+    const reply = await patch(alice, uuid, [{ op: 'add', path: '/file_data/-', value: { a: 1 } }]);
+    expect(reply.status).toBe(422);
+    expect(reply.json.detail).toEqual([
+      expect.objectContaining({ loc: ['body'], type: 'model_attributes_type', msg: expect.stringContaining('Content-Type: application/json-patch+json') }),
+    ]);
+    // Not on a create, where an array is no patch at all.
+    expect((await post(alice, '[]')).json.detail[0].msg).not.toContain('JSON Patch');
+  });
+
   it('validates the fields it gets, and reports path and body problems together', async () => {
     const uuid = await h.create(alice, { file_name: 'v', file_data: {} });
     const reply = await patch(alice, uuid, { file_name: null, is_public: 1, file_data: 'x' });

@@ -215,7 +215,7 @@ describe('openapi-typescript and openapi-fetch', () => {
       'invalid 422 path.version greater_than_equal',
       'versions 4 4,3',
       'version 1 2',
-      'restore v5',
+      'restore v5 false return=minimal',
       'read ["Ada"] 1',
       'filter [{"name":"Ada"}] 2',
       'public {"theme":"dark"}',

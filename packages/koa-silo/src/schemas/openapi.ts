@@ -116,6 +116,10 @@ const versionParam = {
   schema: versionPath.properties.version,
 };
 const ifNoneMatch = { name: 'If-None-Match', in: 'header', required: false, schema: headers.ifNoneMatch };
+/** On create, update and restore (http/prefer.ts). */
+const prefer = { name: 'Prefer', in: 'header', required: false, description: headers.prefer.description, schema: headers.prefer };
+/** A write's answer headers, `Preference-Applied` when `Prefer: return=minimal` was honoured. */
+const WRITE_HEADERS = { ...ETAG_HEADERS, 'Preference-Applied': { $ref: '#/components/headers/Preference-Applied' } };
 
 function ifMatch(requireIfMatch: boolean) {
   return {
@@ -333,11 +337,12 @@ export function buildOpenApi(options: OpenApiOptions): Record<string, unknown> {
     operationId,
     summary,
     security: manageKey,
+    parameters: [prefer],
     requestBody: jsonBody(ref('SiloCreate')),
     responses: {
       '201': {
         description: 'Created.',
-        headers: { ...ETAG_HEADERS, Location: { description: 'The meta address of the new silo.', schema: { type: 'string' } } },
+        headers: { ...WRITE_HEADERS, Location: { description: 'The meta address of the new silo.', schema: { type: 'string' } } },
         content: json(ref('SiloCreated')),
       },
       '413': response('PayloadTooLarge'),
@@ -402,7 +407,7 @@ export function buildOpenApi(options: OpenApiOptions): Record<string, unknown> {
         description:
           'A region change moves the data to the new region\'s storage, then removes it from the old one: after the response the old host answers 404 and the new host serves the silo. Every update changes updated_at. The Content-Type chooses the body: a merge patch, a JSON Patch, or (application/json, any other type, or none) the update body.',
         security: manageKey,
-        parameters: [uuidParam, ifMatchParam],
+        parameters: [uuidParam, ifMatchParam, prefer],
         requestBody: jsonBody(ref('SiloUpdate'), {
           'application/merge-patch+json': { schema: ref('SiloMergePatch') },
           'application/json-patch+json': { schema: ref('SiloJsonPatch') },
@@ -410,7 +415,7 @@ export function buildOpenApi(options: OpenApiOptions): Record<string, unknown> {
         responses: {
           '200': {
             description: 'All seven fields and the version after the update; with `Prefer: return=minimal`, the metadata and version only (and `Preference-Applied`).',
-            headers: ETAG_HEADERS,
+            headers: WRITE_HEADERS,
             content: json({ anyOf: [ref('SiloUpdated'), ref('SiloMeta')] }),
           },
           '404': response('NotFound'),
@@ -475,11 +480,11 @@ export function buildOpenApi(options: OpenApiOptions): Record<string, unknown> {
         operationId: 'restoreVersion',
         summary: "Write a new version whose file_data is that version's (name, visibility and region unchanged)",
         security: manageKey,
-        parameters: [uuidParam, versionParam, ifMatchParam],
+        parameters: [uuidParam, versionParam, ifMatchParam, prefer],
         responses: {
           '200': {
-            description: 'As an update: all seven fields and the new version; with `Prefer: return=minimal`, the metadata and version only.',
-            headers: ETAG_HEADERS,
+            description: 'As an update: all seven fields and the new version; with `Prefer: return=minimal`, the metadata and version only (and `Preference-Applied`).',
+            headers: WRITE_HEADERS,
             content: json({ anyOf: [ref('SiloUpdated'), ref('SiloMeta')] }),
           },
           '404': response('NotFound'),
@@ -779,6 +784,10 @@ export function buildOpenApi(options: OpenApiOptions): Record<string, unknown> {
         'RateLimit-Remaining': { description: 'Requests left in this window.', schema: { type: 'integer' } },
         'RateLimit-Reset': { description: 'Seconds until the window resets.', schema: { type: 'integer' } },
         'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } },
+        'Preference-Applied': {
+          description: 'Sent as `return=minimal` when the request preferred a minimal answer and got one (RFC 7240).',
+          schema: { type: 'string', enum: ['return=minimal'] },
+        },
         'X-Total-Count': {
           description: 'The matches of a search or filter before offset and limit; sent when q/value/op, filter, limit or offset was given.',
           schema: { type: 'integer', minimum: 0 },

@@ -112,6 +112,12 @@ export const headers = {
     type: 'string',
     description: 'An ETag (from get-silo, meta, create, update or restore): 412 when the silo has changed since.',
   },
+  prefer: {
+    type: 'string',
+    description:
+      'RFC 7240 preferences. `return=minimal`: the answer carries the metadata and version, not `file_data` (the ETag as always), and says `Preference-Applied: return=minimal`. Other preferences are ignored.',
+    examples: ['return=minimal'],
+  },
 } as const;
 
 /**

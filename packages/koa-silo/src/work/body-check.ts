@@ -33,12 +33,24 @@ export function checkBody(shape: BodyShape, text: string, maxDepth: number, maxO
   if (shape === 'merge-patch') return { issues: [], fields: {} };
   if (shape === 'json-patch') return { issues: checkJsonPatch(value, maxOperations).detail, fields: {} };
   const issues = (shape === 'create' ? checkCreate : checkUpdate).issues(value, 'body');
-  if (issues.length > 0) return { issues, fields: {} };
+  if (issues.length > 0) return { issues: shape === 'update' && Array.isArray(value) ? patchHint(issues) : issues, fields: {} };
   const body = value as Record<string, unknown>;
   const fields: Record<string, unknown> = {};
   for (const field of FIELDS) if (Object.hasOwn(body, field)) fields[field] = body[field];
   if (!Object.hasOwn(body, 'file_data')) return { issues, fields };
   return { issues, fields, dataText: memberText(text, 'file_data') ?? JSON.stringify(body.file_data) };
+}
+
+/**
+ * An array sent as an update body is most likely a JSON Patch whose Content-Type was left as
+ * application/json (a generic client's default): the 422 says which one the server reads it by.
+ */
+function patchHint(issues: ValidationIssue[]): ValidationIssue[] {
+  return issues.map((issue) =>
+    issue.loc.length === 1 && issue.type === 'model_attributes_type'
+      ? { ...issue, msg: `${issue.msg} (a JSON Patch array needs Content-Type: application/json-patch+json)` }
+      : issue,
+  );
 }
 
 /** JSON.parse with the contract's 422s, and a nesting bound checked first so nothing downstream recurses too deep. */

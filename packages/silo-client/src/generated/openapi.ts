@@ -1092,6 +1092,8 @@ export interface components {
         "RateLimit-Reset": number;
         /** @description Seconds to wait before retrying. */
         "Retry-After": number;
+        /** @description Sent as `return=minimal` when the request preferred a minimal answer and got one (RFC 7240). */
+        "Preference-Applied": "return=minimal";
         /** @description The matches of a search or filter before offset and limit; sent when q/value/op, filter, limit or offset was given. */
         "X-Total-Count": number;
     };
@@ -1102,7 +1104,10 @@ export interface operations {
     createSilo: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description RFC 7240 preferences. `return=minimal`: the answer carries the metadata and version, not `file_data` (the ETag as always), and says `Preference-Applied: return=minimal`. Other preferences are ignored. */
+                Prefer?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1121,6 +1126,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Preference-Applied": components["headers"]["Preference-Applied"];
                     /** @description The meta address of the new silo. */
                     Location?: string;
                     [name: string]: unknown;
@@ -1168,7 +1174,10 @@ export interface operations {
     createSiloWithoutSlash: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description RFC 7240 preferences. `return=minimal`: the answer carries the metadata and version, not `file_data` (the ETag as always), and says `Preference-Applied: return=minimal`. Other preferences are ignored. */
+                Prefer?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1187,6 +1196,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Preference-Applied": components["headers"]["Preference-Applied"];
                     /** @description The meta address of the new silo. */
                     Location?: string;
                     [name: string]: unknown;
@@ -1705,6 +1715,8 @@ export interface operations {
             header?: {
                 /** @description An ETag (from get-silo, meta, create, update or restore): 412 when the silo has changed since. Optional on this server. */
                 "If-Match"?: string;
+                /** @description RFC 7240 preferences. `return=minimal`: the answer carries the metadata and version, not `file_data` (the ETag as always), and says `Preference-Applied: return=minimal`. Other preferences are ignored. */
+                Prefer?: string;
             };
             path: {
                 /** @description The silo. A value that is not a 36-character uuid is a 422 with loc ["path","file_uuid"]. */
@@ -1729,6 +1741,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Preference-Applied": components["headers"]["Preference-Applied"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2039,6 +2052,8 @@ export interface operations {
             header?: {
                 /** @description An ETag (from get-silo, meta, create, update or restore): 412 when the silo has changed since. Optional on this server. */
                 "If-Match"?: string;
+                /** @description RFC 7240 preferences. `return=minimal`: the answer carries the metadata and version, not `file_data` (the ETag as always), and says `Preference-Applied: return=minimal`. Other preferences are ignored. */
+                Prefer?: string;
             };
             path: {
                 /** @description The silo. A value that is not a 36-character uuid is a 422 with loc ["path","file_uuid"]. */
@@ -2050,13 +2065,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description As an update: all seven fields and the new version; with `Prefer: return=minimal`, the metadata and version only. */
+            /** @description As an update: all seven fields and the new version; with `Prefer: return=minimal`, the metadata and version only (and `Preference-Applied`). */
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Preference-Applied": components["headers"]["Preference-Applied"];
                     [name: string]: unknown;
                 };
                 content: {
