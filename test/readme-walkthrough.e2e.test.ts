@@ -2,7 +2,7 @@
  * The README's walk-through, run as a new user runs it: every `$ ` command of its console blocks,
  * in order, in bash, against `silo serve` on a fresh store, with the keys of the first start's
  * `export` line, and each command's answer compared with the one the README shows (uuids and
- * times stand for any; `…` for anything), the shell variables it sets ($ANSWER, $UUID) kept from
+ * times stand for any; `…` for anything), the shell variables it sets ($ANSWER, $UUID, $CATALOGUE) kept from
  * one command to the next as in one shell session.
  */
 import { execFile } from 'node:child_process';
@@ -59,7 +59,7 @@ function answerPattern(expected: string): RegExp {
 }
 
 /** The shell variables the walk-through keeps from one command to the next, as one shell session would. */
-const KEPT = ['ANSWER', 'UUID'] as const;
+const KEPT = ['ANSWER', 'UUID', 'CATALOGUE'] as const;
 
 /** Runs `command` in bash with `env`; resolves to its output and the kept variables' values after it. */
 function bash(command: string, env: Record<string, string>): Promise<{ out: string; kept: Record<string, string> }> {
@@ -102,7 +102,8 @@ describe('the README walk-through', () => {
 
   it('answers every command as the README shows, pasted as it is', async () => {
     const env: Record<string, string> = { MANAGE_KEY: silo.banner!.manage, ACCESS_KEY: silo.banner!.access };
-    for (const step of walkthroughSteps(README, 'A walk through')) {
+    // The API section's query examples go on in the same shell, with the same keys.
+    for (const step of [...walkthroughSteps(README, 'A walk through'), ...walkthroughSteps(README, 'The API')]) {
       const command = step.command.replaceAll('http://localhost:8080', `http://127.0.0.1:${silo.port}`);
       const { out, kept } = await bash(command, env);
       Object.assign(env, kept);

@@ -80,6 +80,13 @@ describe('silo (in-process)', () => {
     expect((await silo('help', 'keys')).stdout).toContain('Usage: silo keys revoke');
   });
 
+  it('the main help lists silo audit list, and silo help audit is silo audit --help', async () => {
+    expect((await silo('--help')).stdout).toContain('silo audit list [--account NAME]');
+    const viaHelp = await silo('help', 'audit');
+    expect(viaHelp.code).toBe(0);
+    expect(viaHelp.stdout).toContain((await silo('audit', '--help')).stdout.trim());
+  });
+
   it('keys: create, list (text and JSON), revoke', async () => {
     const created = await silo('keys', 'create', '--type', 'manage', '--name', 'ci', '--duration', '7d', '--create');
     expect(created.code).toBe(0);

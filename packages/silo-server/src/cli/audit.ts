@@ -10,7 +10,11 @@ import type { Io } from './io.js';
 import { withSilo } from './open-silo.js';
 import { table } from './table.js';
 
-const HELP = `silo audit list [--account NAME] [--since TIME] [--silo FILE_UUID] [--actor NAME] [--page N] [--per-page N] [--json]
+/** The command's usage line, also in the main help. */
+export const AUDIT_USAGE = 'silo audit list [--account NAME] [--since TIME] [--silo FILE_UUID] [--actor NAME] [--page N] [--per-page N] [--json]';
+
+/** `silo audit --help` and `silo help audit`. */
+export const AUDIT_HELP = `${AUDIT_USAGE}
 
   The account's audit log, newest first: every management action (silo create, update, patch,
   restore, move, delete; key create and revoke; webhook create and delete; console sign-in, failed
@@ -48,7 +52,7 @@ export async function audit(args: string[], io: Io): Promise<number> {
       io.stderr('silo audit: which command? list (see silo audit --help)\n');
       return 2;
     }
-    io.stdout(HELP);
+    io.stdout(AUDIT_HELP);
     return 0;
   }
   if (sub !== 'list') throw new UsageError(`silo audit: unknown command ${JSON.stringify(sub)} (see silo audit --help)`);

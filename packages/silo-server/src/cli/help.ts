@@ -4,6 +4,7 @@
  * in spec.ts, every option with its values and default; serve and the transfer commands' are here.
  */
 import { settingsHelp } from '../config.js';
+import { AUDIT_HELP, AUDIT_USAGE } from './audit.js';
 import { UsageError } from './errors.js';
 import type { Io } from './io.js';
 import { commandHelp, SPECS, usageLine } from './spec.js';
@@ -46,7 +47,8 @@ function mainHelp(): string {
     GROUPS_ABOUT[group],
     ...Object.keys(SPECS).filter((c) => c.startsWith(`${group} `)).map((c) => `  ${usageLine(c, SPECS[c]!)}`),
   ].join('\n'));
-  return `${MAIN_HEAD}${groups.join('\n')}\n${MAIN_TAIL}`;
+  const audit = ['', 'Audit log (every management action, newest first; kept SILO_AUDIT_DAYS days):', `  ${AUDIT_USAGE}`].join('\n');
+  return `${MAIN_HEAD}${groups.join('\n')}\n${audit}\n${MAIN_TAIL}`;
 }
 
 const HELP: Record<string, string> = {
@@ -144,7 +146,7 @@ export function help(command: string | undefined, io: Io): number {
     io.stdout(`${commandHelp(command, spec)}\n${storageHelp()}`);
     return 0;
   }
-  const text = HELP[command];
+  const text = command === 'audit' || command === 'audit list' ? AUDIT_HELP : HELP[command];
   if (!text) throw new UsageError(`silo: unknown command ${JSON.stringify(command)} (see silo --help)`);
   io.stdout(command === 'serve' ? `${text}${settingsHelp()}\n` : `${text}\n${storageHelp()}`);
   return 0;
