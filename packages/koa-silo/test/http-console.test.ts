@@ -118,6 +118,39 @@ describe('console sessions', () => {
     expect(performance.now() - slowStarted).toBeGreaterThanOrEqual(MAX_FAILURE_DELAY_MS - 50);
   }, 30_000);
 
+  it('a flood of guesses from many networks stalls neither compressed answers nor a user who signed in there before', async () => {
+    const { password: flos } = await h.silo.console.createUser({ account: 'acme', name: 'flo' });
+    expect((await signIn('flo', flos, '10.30.0.1')).status).toBe(200); // flo's network is known from now on
+    const owner = await h.account('flood');
+    const uuid = await h.create(owner, { file_name: 'big', file_data: Array.from({ length: 800 }, (_, i) => ({ id: i, name: `item ${i}`, note: 'x'.repeat(20) })) });
+    const compressedRead = async () => {
+      const started = performance.now();
+      const reply = await rawRequest(h.server.port, `/${uuid}`, { headers: { 'X-SILO-KEY': owner.access, 'Accept-Encoding': 'gzip' } });
+      expect([reply.status, reply.headers['content-encoding']]).toEqual([200, 'gzip']);
+      return performance.now() - started;
+    };
+
+    // 200 guesses at once, one from each of 200 addresses (each well within its own rate limit):
+    // every one a scrypt, on the thread pool that gzip uses too.
+    const flood = Promise.all(Array.from({ length: 200 }, (_, i) => signIn('nobody', 'guess', `10.31.${i >> 8}.${i & 255}`)));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const readMs = await compressedRead();
+    const started = performance.now();
+    const known = await signIn('flo', flos, '10.30.0.1');
+    const knownMs = performance.now() - started;
+    const newcomer = await signIn('flo', flos, '10.30.9.9');
+    const statuses = (await flood).map((r) => r.status);
+
+    expect(readMs).toBeLessThan(1000);
+    expect(known.status).toBe(200);
+    expect(knownMs).toBeLessThan(1000);
+    // The rest waited in a bounded line, or were refused at once with a Retry-After.
+    expect(statuses.filter((status) => status === 503).length).toBeGreaterThan(100);
+    expect(new Set(statuses)).toEqual(new Set([401, 503]));
+    expect([200, 503]).toContain(newcomer.status);
+    if (newcomer.status === 503) expect(newcomer.headers['retry-after']).toBe('2');
+  }, 30_000);
+
   it('uses the API with the session from its own pages only, and manages keys', async () => {
     const cookie = cookieOf(await signIn('ann', password, '10.0.0.2'));
     expect((await page('/api/v1/manage/silos', { cookie })).status).toBe(200);

@@ -7,6 +7,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { type AuditActor, auditEntryOf, type AuditSource, BadRequestError, type Clock, ConflictError, isoTime, NotFoundError, PROGRAM_ACTOR, type StoredUser, systemClock, type UserInfo } from '../model/index.js';
 import { userNameProblem } from '../schemas/names.js';
 import type { SiloStorage } from '../storage/index.js';
+import { PasswordWork } from './password-work.js';
 import { generatePassword, hashPassword, verifyPassword } from './passwords.js';
 
 /** A session unused this long has ended. */
@@ -35,9 +36,11 @@ export interface ConsoleService {
   /**
    * The new session's token, or undefined for an unknown user or a wrong password alike. A wrong
    * password of a known user is recorded (`console.sign_in_failed`) in a commit of its own, after
-   * the answer: its time must not tell a known user from an unknown one.
+   * the answer: its time must not tell a known user from an unknown one. `from.network` (the
+   * client's address, or its IPv6 /64) places the attempt in the password check's line
+   * (password-work.ts): SignInBusyError (503) when that line is full.
    */
-  signIn(name: string, password: string, from?: { address?: string | null }): Promise<{ token: string; who: SignedIn } | undefined>;
+  signIn(name: string, password: string, from?: { address?: string | null; network?: string }): Promise<{ token: string; who: SignedIn } | undefined>;
   /** Who holds session `token`; undefined when it ended (signed out, idle, user deleted). */
   resolve(token: string): Promise<SignedIn | undefined>;
   signOut(token: string, from?: { address?: string | null }): Promise<void>;
@@ -51,6 +54,8 @@ export interface ConsoleServiceOptions {
   actor?: AuditActor;
   /** Told of a failed sign-in's entry that could not be written. */
   onError?: (message: string, error: unknown) => void;
+  /** Where password hashes wait for their turn. Default: one of its own, one hash at a time. */
+  passwordWork?: PasswordWork;
 }
 
 const sessionKey = (token: string) => createHash('sha256').update(token).digest('hex');
@@ -62,6 +67,7 @@ function infoOf(user: StoredUser): UserInfo {
 export function createConsoleService(storage: SiloStorage, options: ConsoleServiceOptions = {}): ConsoleService {
   const now = options.now ?? systemClock;
   const programmatic: AuditSource = { actor: options.actor ?? PROGRAM_ACTOR, address: null };
+  const passwords = options.passwordWork ?? new PasswordWork();
   const recording = new Set<Promise<unknown>>();
   const asUser = (user: string, address: string | null | undefined): AuditSource => ({ actor: { type: 'console', name: user }, address: address ?? null });
 
@@ -82,7 +88,7 @@ export function createConsoleService(storage: SiloStorage, options: ConsoleServi
       }
       if (!(await storage.getAccount(account))) throw new NotFoundError('Account not found');
       const chosen = password ?? generatePassword();
-      const user: StoredUser = { name, account, hash: await hashPassword(chosen), created_at: isoTime(now()) };
+      const user: StoredUser = { name, account, hash: await passwords.operator(() => hashPassword(chosen)), created_at: isoTime(now()) };
       const entry = auditEntryOf('user.create', account, by, user.created_at, undefined, name);
       if (!(await storage.insertUser(user, entry))) throw new ConflictError(`A console user named "${name}" exists`);
       return { ...infoOf(user), password: chosen };
@@ -105,9 +111,11 @@ export function createConsoleService(storage: SiloStorage, options: ConsoleServi
     async signIn(name, password, from) {
       const user = name.length <= 64 && password.length <= MAX_PASSWORD ? await storage.getUser(name) : undefined;
       // The same scrypt work whether or not the user exists: the answer's timing tells nothing.
-      const matches = await verifyPassword(password.slice(0, MAX_PASSWORD), user?.hash);
+      const network = from?.network ?? from?.address ?? '';
+      const matches = await passwords.signIn(name, network, () => verifyPassword(password.slice(0, MAX_PASSWORD), user?.hash));
       if (user && !matches) recordFailure(user, from?.address);
       if (!user || !matches) return undefined;
+      passwords.succeeded(user.name, network);
       const token = randomBytes(32).toString('base64url');
       const at = now();
       const session = { user: user.name, account: user.account, user_created_at: user.created_at, created_at: isoTime(at), seen_at: at };

@@ -19,7 +19,7 @@ import type { SignedIn, ConsoleService } from '../console/service.js';
 import { validator } from '../schemas/validate.js';
 import type { AccountService } from '../service/types.js';
 import { readJson } from './body.js';
-import { clientAddress } from './client.js';
+import { clientAddress, clientNetwork } from './client.js';
 import { sendEmpty, sendJson } from './respond.js';
 import { checkOrigin, clearSessionCookie, sessionHolder, sessionToken, setSessionCookie } from './session-cookie.js';
 import type { SignInGuard } from './sign-in-guard.js';
@@ -49,6 +49,11 @@ export function consoleApiHandlers(deps: ConsoleApiDeps) {
   }
 
   const from = (ctx: Context) => ({ address: clientAddress(ctx, deps.trustProxy ?? false) });
+  /** A sign-in's client: its address (for the audit log) and network (for the password check's line). */
+  const signingIn = (ctx: Context) => {
+    const address = clientAddress(ctx, deps.trustProxy ?? false);
+    return { address, network: clientNetwork(address) };
+  };
   /** The signed-in user as the audit log's actor. */
   const as = (ctx: Context, who: SignedIn) => ({ actor: { type: 'console' as const, name: who.user }, ...from(ctx) });
 
@@ -58,7 +63,7 @@ export function consoleApiHandlers(deps: ConsoleApiDeps) {
       const body = await readJson(ctx, BODY, deps.maxJsonDepth);
       const input = checkSignIn(body.value, 'body');
       await deps.signInGuard.admit(ctx, input.user);
-      const session = await deps.console.signIn(input.user, input.password, from(ctx));
+      const session = await deps.console.signIn(input.user, input.password, signingIn(ctx));
       // One answer for an unknown user and a wrong password (and the same scrypt work and slow-down behind both).
       if (!session) {
         await deps.signInGuard.failed(input.user);

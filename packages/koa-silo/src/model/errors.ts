@@ -137,6 +137,13 @@ export class MemoryBusyError extends SiloError {
   }
 }
 
+/** 503: too many console sign-ins wait for their password check (console/password-work.ts); nothing was checked. */
+export class SignInBusyError extends SiloError {
+  constructor(retryAfterSeconds: number) {
+    super(503, `Too many sign-in attempts are waiting: retry in ${retryAfterSeconds} s`, { 'Retry-After': String(retryAfterSeconds) });
+  }
+}
+
 export function formatBytes(bytes: number): string {
   if (bytes >= 1_000_000 && bytes % 1_000_000 === 0) return `${bytes / 1_000_000} MB`;
   if (bytes >= 1_000 && bytes % 1_000 === 0) return `${bytes / 1_000} KB`;
