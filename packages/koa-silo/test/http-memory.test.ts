@@ -63,8 +63,8 @@ function expectBusy(reply: Reply): void {
   expect(reply.json).toEqual({ detail: expect.stringMatching(/busy/) });
 }
 
-/** A POST whose body is sent in part: the rest goes when `finish` is called. */
-function slowUpload(body: Buffer): { reply: Promise<{ status: number; text: string }>; finish: () => void } {
+/** A POST whose body is sent but for its last `rest` bytes: those go when `finish` is called. */
+function slowUpload(body: Buffer, rest = body.length - 1000): { reply: Promise<{ status: number; text: string }>; finish: () => void } {
   const req = http.request({
     host: '127.0.0.1',
     port: h.server.port,
@@ -83,8 +83,8 @@ function slowUpload(body: Buffer): { reply: Promise<{ status: number; text: stri
   });
   // A test that fails before finish() leaves it to the server's close: not an unhandled rejection.
   reply.catch(() => {});
-  req.write(body.subarray(0, 1000));
-  return { reply, finish: () => req.end(body.subarray(1000)) };
+  req.write(body.subarray(0, body.length - rest));
+  return { reply, finish: () => req.end(body.subarray(body.length - rest)) };
 }
 
 const uploadBody = (name: string, bytes: number) => Buffer.from(JSON.stringify({ file_name: name, file_data: elements('u'.repeat(bytes)) }));
@@ -97,8 +97,14 @@ beforeAll(async () => {
       app.use(async (ctx, next) => {
         const on = ctx.req.on.bind(ctx.req);
         ctx.req.on = ((event: string, listener: (...args: unknown[]) => void) => {
-          if (event === 'data') onBodyRead();
-          return on(event, listener);
+          if (event !== 'data') return on(event, listener);
+          onBodyRead();
+          let received = 0;
+          return on(event, (chunk: Buffer) => {
+            listener(chunk);
+            received += chunk.length;
+            onBodyBytes(received);
+          });
         }) as typeof ctx.req.on;
         await next();
       });
@@ -108,6 +114,17 @@ beforeAll(async () => {
   alice = await h.account('alice');
 });
 afterAll(() => h.close());
+
+let onBodyBytes: (received: number) => void = () => {};
+/** Resolves once Silo has received `bytes` of the body it reads next (and charged them by then). */
+const bodyBytesRead = (bytes: number) =>
+  new Promise<void>((resolve) => {
+    onBodyBytes = (received) => {
+      if (received < bytes) return;
+      onBodyBytes = () => {};
+      resolve();
+    };
+  });
 
 const nextBodyRead = () => {
   bodyRead = new Promise<void>((resolve) => (onBodyRead = resolve));
@@ -164,10 +181,10 @@ describe('the parsed-data cache', () => {
 
 describe('uploads', () => {
   it('wait for memory while a large body is read, answer 503 with Retry-After, and write nothing', async () => {
-    // 1.9 MB held twice over (its bytes, its text): 3.8 of the 4 MiB for bodies.
-    const reading = nextBodyRead();
-    const slow = slowUpload(uploadBody('slow', 1_900_000));
-    await reading;
+    // 1.3 MB received, held three times over (its chunks, their concatenation, its text): the 4 MiB for bodies.
+    const received = bodyBytesRead(1_300_000);
+    const slow = slowUpload(uploadBody('slow', 1_900_000), 600_000);
+    await received;
 
     const refused = await h.client.request('/api/v1/manage/', { method: 'POST', headers: manage(alice), body: uploadBody('refused', 300_000) });
     expectBusy(refused);
@@ -182,6 +199,24 @@ describe('uploads', () => {
     const names = list.json.silos.map((s: { file_name: string }) => s.file_name);
     expect(names).toEqual(expect.arrayContaining(['slow', 'small', 'retried']));
     expect(names).not.toContain('refused');
+  });
+
+  it('charge a body by what has arrived: one trickled in holds what it sent, not what it announced', async () => {
+    // Announced as 1.9 MB (5.7 MB to charge, more than the 4 MiB for bodies), 1 000 bytes sent so far.
+    const reading = nextBodyRead();
+    const trickled = slowUpload(uploadBody('trickled', 1_900_000));
+    await reading;
+    // Others' uploads, large and small, chunked or not, go on meanwhile.
+    expect((await h.client.request('/api/v1/manage/', { method: 'POST', headers: manage(alice), body: uploadBody('beside', 300_000) })).status).toBe(201);
+    const chunked = await fetch(`http://127.0.0.1:${h.server.port}/api/v1/manage/`, {
+      method: 'POST',
+      headers: { host: 'api.localhost', 'content-type': 'application/json', ...manage(alice) },
+      body: new Blob([uploadBody('chunked', 1_000)]).stream(),
+      duplex: 'half',
+    } as RequestInit);
+    expect(chunked.status).toBe(201);
+    trickled.finish();
+    expect((await trickled.reply).status).toBe(201);
   });
 
   it('take a body larger than the whole budget for bodies when it is alone', async () => {

@@ -7,7 +7,7 @@
  */
 import type { Context } from 'koa';
 import { PayloadTooLargeError, ValidationError } from '../model/index.js';
-import { releaseWhenDone, type Admission } from '../limits/admission.js';
+import { releaseWhenDone, type Admission, type Reservation } from '../limits/admission.js';
 import { ClientAbortedError, UnsupportedMediaTypeError } from './errors.js';
 import { estimateParsedBytes } from '../limits/heap-estimate.js';
 import { parseBodyJson } from '../work/body-check.js';
@@ -21,12 +21,10 @@ export interface BodyLimit {
   admission?: Admission;
 }
 
-/**
- * How many times over a body is held while it is read: its bytes and its text; without
- * Content-Length, its chunks and their concatenation too.
- */
-const BODY_COPIES = 2;
-const BODY_COPIES_CHUNKED = 3;
+/** How many times over a body is held while it is read: its chunks, their concatenation, its text. */
+const BODY_COPIES = 3;
+/** The first charge of a body (for its first 16 KiB, or all of a smaller Content-Length): under SMALL_BYTES, so it never waits. */
+const FIRST_CHARGE = BODY_COPIES * 16 * 1024;
 
 /** Content codings a client may well send (all refused), by their registered names. */
 const KNOWN_CODINGS = /^(gzip|x-gzip|deflate|br|zstd|compress|x-compress|aes128gcm|exi|pack200-gzip)$/;
@@ -82,9 +80,6 @@ async function readBodyText(ctx: Context, limit: BodyLimit): Promise<string | ty
     const parsed = (ctx.request as { body?: unknown }).body;
     return parsed === undefined ? EMPTY : JSON.stringify(parsed);
   }
-  // Charged before the first byte is read: a body that must wait stays in the client's socket.
-  const charge = length === undefined ? BODY_COPIES_CHUNKED * limit.bodyBytes : BODY_COPIES * length;
-  if (limit.admission) releaseWhenDone(ctx, await limit.admission.texts.take(charge));
   const buffer = await collect(ctx, limit, length);
   if (buffer.length === 0) return EMPTY;
   try {
@@ -94,13 +89,48 @@ async function readBodyText(ctx: Context, limit: BodyLimit): Promise<string | ty
   }
 }
 
-/** The body's bytes: copied into one buffer of its Content-Length as they come, or chunks joined at the end. */
+/**
+ * The body's bytes, its chunks joined at the end, charged to the memory budget as they arrive (not
+ * by what Content-Length announces): the charge doubles each time the bytes received outgrow it, up
+ * to three times the body's most. A step that must wait in the budget's line pauses the body (the
+ * rest stays in the client's socket) until it is granted, or ends it with a 503. So a body trickled
+ * in a few bytes a second holds what it sent, not 30 MB of the budget for five minutes (4 such
+ * uploads had made every other account's writes 503).
+ */
 function collect(ctx: Context, limit: BodyLimit, length: number | undefined): Promise<Buffer> {
   const req = ctx.req;
+  const gate = limit.admission?.texts;
+  const most = BODY_COPIES * (length ?? limit.bodyBytes);
   return new Promise<Buffer>((resolve, reject) => {
-    const whole = length === undefined ? undefined : Buffer.allocUnsafe(length);
     const chunks: Buffer[] = [];
     let received = 0;
+    let charged = 0;
+    let reservation: Reservation | undefined;
+    /** A step of the charge waiting in the budget's line (the body is paused meanwhile). */
+    let pending: Promise<void> | undefined;
+    /** Charges what the bytes received need, when they outgrew the charge. */
+    const charge = (): void => {
+      if (!gate || pending || BODY_COPIES * received <= charged || charged >= most) return;
+      const step = Math.min(most, Math.max(FIRST_CHARGE, 2 * charged, BODY_COPIES * received)) - charged;
+      req.pause();
+      const taken = reservation
+        ? reservation.grow(step)
+        : gate.take(step).then((first) => {
+            reservation = first;
+            releaseWhenDone(ctx, first);
+          });
+      pending = taken.then(() => {
+        charged += step;
+        pending = undefined;
+        // Still short (a large chunk came with the step): another step before reading on.
+        charge();
+        if (!pending) req.resume();
+      });
+      pending.catch((error: unknown) => {
+        cleanup();
+        reject(error);
+      });
+    };
     const cleanup = () => {
       req.off('data', onData);
       req.off('end', onEnd);
@@ -111,7 +141,7 @@ function collect(ctx: Context, limit: BodyLimit, length: number | undefined): Pr
     const onData = (chunk: Buffer) => {
       received += chunk.length;
       // Past its own Content-Length (Node's parser never lets one through) counts as too large too.
-      if (received > limit.bodyBytes || (whole && received > whole.length)) {
+      if (received > limit.bodyBytes || (length !== undefined && received > length)) {
         cleanup();
         req.pause();
         try {
@@ -121,12 +151,17 @@ function collect(ctx: Context, limit: BodyLimit, length: number | undefined): Pr
         }
         return;
       }
-      if (whole) chunk.copy(whole, received - chunk.length);
-      else chunks.push(chunk);
+      chunks.push(chunk);
+      charge();
     };
     const onEnd = () => {
       cleanup();
-      resolve(whole ? whole.subarray(0, received) : Buffer.concat(chunks, received));
+      // The end may come while a step waits: the bytes are all here, but not yet all charged.
+      const settled = async () => {
+        while (pending) await pending;
+      };
+      // A step refused has rejected already (above).
+      settled().then(() => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received)), () => undefined);
     };
     const onError = () => {
       cleanup();

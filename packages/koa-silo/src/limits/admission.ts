@@ -5,8 +5,8 @@
  * heap (heap-estimate.ts). Unbounded, 20 concurrent 10 MB uploads took 1.45 GB and 80 reads with
  * `?idx=0` of dense silos 3.5 GB. So such work first takes its bytes from a gate:
  *
- * - `texts`: bodies being received (twice Content-Length: bytes and text; three times the plan's
- *   limit without it), taken before the first byte is read; silo texts loaded for plain reads;
+ * - `texts`: bodies being received (three times what has arrived: chunks, their concatenation, the
+ *   text; charged as the bytes come, http/body.ts); silo texts loaded for plain reads;
  * - `parses`: values being parsed, by their estimated heap: an upload's once its text is there; a
  *   read's before its text is loaded, for the worst shape, cut down to the estimate once the text
  *   is there (so a waiting read holds nothing); a patch's once the service has loaded the text.
@@ -29,6 +29,12 @@ export const SMALL_BYTES = 256 * 1024;
 
 /** Bytes taken from a gate, given back with release() (calling it again does nothing). */
 export interface Reservation {
+  /**
+   * Takes `bytes` more (a body charged as it arrives), waiting in line as take() does; a
+   * reservation that is the gate's only holder grows past the gate's size, as one large piece
+   * alone may. Rejects with MemoryBusyError after the wait, keeping what it had.
+   */
+  grow(bytes: number): Promise<void>;
   /** Gives back all but `bytes` at once (a reservation made for the worst case, once the real need is known). */
   shrinkTo(bytes: number): void;
   release(): void;
@@ -36,6 +42,8 @@ export interface Reservation {
 
 interface Waiter {
   bytes: number;
+  /** What the waiter holds already (a growing reservation's bytes): it fits alone beside them. */
+  owned(): number;
   admit(): void;
 }
 
@@ -54,13 +62,34 @@ export class MemoryGate {
 
   /** Takes `bytes`, waiting in line while they do not fit; rejects with MemoryBusyError after waitMs. */
   take(bytes: number): Promise<Reservation> {
-    if (bytes < SMALL_BYTES || (this.line.length === 0 && this.fits(bytes))) return Promise.resolve(this.grant(bytes));
-    return new Promise<Reservation>((resolve, reject) => {
+    const granted = this.request(bytes, () => 0);
+    return granted === undefined ? Promise.resolve(this.reservation(bytes)) : granted.then(() => this.reservation(bytes));
+  }
+
+  /** Bytes taken now. */
+  get inUse(): number {
+    return this.held;
+  }
+
+  /** Takes waiting in line now. */
+  get waiting(): number {
+    return this.line.length;
+  }
+
+  /** Adds `bytes` to what is held: at once (undefined), or once they fit (a promise; MemoryBusyError after waitMs). */
+  private request(bytes: number, owned: () => number): Promise<void> | undefined {
+    if (bytes < SMALL_BYTES || (this.line.length === 0 && this.fits(bytes, owned()))) {
+      this.held += bytes;
+      return undefined;
+    }
+    return new Promise<void>((resolve, reject) => {
       const waiter: Waiter = {
         bytes,
+        owned,
         admit: () => {
           clearTimeout(timer);
-          resolve(this.grant(bytes));
+          this.held += bytes;
+          resolve();
         },
       };
       const timer = setTimeout(() => {
@@ -74,36 +103,40 @@ export class MemoryGate {
     });
   }
 
-  /** Bytes taken now. */
-  get inUse(): number {
-    return this.held;
+  /** Nothing else held (then even a piece larger than the gate goes), or room for `bytes`. */
+  private fits(bytes: number, owned: number): boolean {
+    return this.held === owned || this.held + bytes <= this.budgetBytes;
   }
 
-  /** Takes waiting in line now. */
-  get waiting(): number {
-    return this.line.length;
-  }
-
-  private fits(bytes: number): boolean {
-    return this.held === 0 || this.held + bytes <= this.budgetBytes;
-  }
-
-  private grant(taken: number): Reservation {
-    this.held += taken;
+  private reservation(taken: number): Reservation {
     let kept = taken;
+    let largest = taken;
+    let released = false;
     const giveBack = (bytes: number) => {
       kept -= bytes;
       this.held -= bytes;
       this.admitWaiting();
     };
     return {
+      grow: async (bytes) => {
+        await this.request(bytes, () => kept);
+        if (released) {
+          // Released while it waited: these bytes are nobody's.
+          this.held -= bytes;
+          this.admitWaiting();
+          return;
+        }
+        kept += bytes;
+        largest = Math.max(largest, kept);
+      },
       shrinkTo: (bytes) => {
         if (bytes < kept) giveBack(kept - Math.max(0, bytes));
       },
       release: () => {
+        released = true;
         if (kept === 0) return;
         // Small work's garbage dies young: V8's minor collections take it without help.
-        if (taken >= SMALL_BYTES) this.onRelease(kept);
+        if (largest >= SMALL_BYTES) this.onRelease(kept);
         giveBack(kept);
       },
     };
@@ -111,7 +144,7 @@ export class MemoryGate {
 
   /** First come, first served: a large piece at the head is not overtaken by smaller ones behind it. */
   private admitWaiting(): void {
-    while (this.line.length > 0 && this.fits(this.line[0]!.bytes)) this.line.shift()!.admit();
+    while (this.line.length > 0 && this.fits(this.line[0]!.bytes, this.line[0]!.owned())) this.line.shift()!.admit();
   }
 }
 
