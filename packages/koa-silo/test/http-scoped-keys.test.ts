@@ -3,7 +3,7 @@
  * answers exactly as a silo of another account (404, the same body), on data and event addresses.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BadRequestError } from '../src/model/index.js';
+import { BadRequestError, ValidationError } from '../src/model/index.js';
 import { openSse } from '../../../test/support/sse.js';
 import { HOSTS, startSilo, type Account, type Harness } from './support/http.js';
 
@@ -47,5 +47,16 @@ describe('scoped access keys', () => {
     await expect(h.silo.accounts.createKey({ account: 'alice', type: 'manage', name: 'm2', silos: [inside] })).rejects.toBeInstanceOf(BadRequestError);
     await expect(h.silo.accounts.createKey({ account: 'alice', type: 'access', name: 'bad', silos: ['not-a-uuid'] })).rejects.toBeInstanceOf(BadRequestError);
     await expect(h.silo.accounts.createKey({ account: 'alice', type: 'access', name: 'none', silos: [] })).rejects.toBeInstanceOf(BadRequestError);
+  });
+
+  it("refuses a scope naming another account's silo, or none, alike (422 silo_not_found), making no key", async () => {
+    const bob = await h.account('bob');
+    const bobs = await h.create(bob, { file_name: 'bobs', file_data: {} });
+    for (const [i, silos] of [[1, [inside, bobs]], [0, ['00000000-0000-4000-8000-000000000000']]] as const) {
+      const refused = await h.silo.accounts.createKey({ account: 'alice', type: 'access', name: 'probe', silos: [...silos] }).catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(ValidationError);
+      expect((refused as ValidationError).detail).toEqual([{ loc: ['body', 'silos', i], msg: 'No silo of this account has this file_uuid', type: 'silo_not_found' }]);
+    }
+    expect((await h.silo.accounts.listKeys('alice')).map((k) => k.name)).not.toContain('probe');
   });
 });

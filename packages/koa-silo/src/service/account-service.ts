@@ -87,6 +87,20 @@ export function createAccountService(storage: SiloStorage, options: AccountServi
     return account;
   }
 
+  /**
+   * A scoped key names silos of its account only: 422 silo_not_found for any other (as a
+   * webhook's filter), the same for a silo of another account and one that does not exist.
+   */
+  async function ownSilos(account: string, silos: readonly string[]): Promise<void> {
+    const uuids = silos.map((s) => canonicalUuid(s.trim())!);
+    const heads = await storage.getHeads(account, [...new Set(uuids)]);
+    const mine = new Set(heads.flatMap((head) => (head?.account === account ? [head.file_uuid] : [])));
+    const issues = uuids.flatMap((uuid, i) =>
+      mine.has(uuid) ? [] : [{ loc: ['body', 'silos', i], msg: 'No silo of this account has this file_uuid', type: 'silo_not_found' }],
+    );
+    if (issues.length > 0) throw new ValidationError(issues);
+  }
+
   return {
     async createAccount(name, plan = DEFAULT_PLAN_NAME) {
       checkAccountName(name);
@@ -135,6 +149,7 @@ export function createAccountService(storage: SiloStorage, options: AccountServi
       if (input.silos !== undefined) {
         if (type !== 'access') throw new BadRequestError('Only access keys are scoped to silos');
         stored.silos = scopeOf(input.silos);
+        await ownSilos(account, input.silos);
       }
       const value = generateKeyValue(type);
       stored.hash = hashKeyValue(value);
