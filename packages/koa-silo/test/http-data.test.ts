@@ -281,11 +281,15 @@ describe('ETag and conditional requests', () => {
     expect(stale.status).toBe(412);
     expect(typeof stale.json.detail).toBe('string');
     expect((await patch(alice, uuid, { file_name: 'weak' }, { 'If-Match': `W/${ok.headers.etag}` })).status).toBe(412);
+    // `*` is the whole header or nothing: in a list it matches no version (it was "any" before).
+    for (const list of ['"x", *', '*, "x"', '"""garbage, W/"x", *']) {
+      expect((await patch(alice, uuid, { file_name: 'star' }, { 'If-Match': list })).status).toBe(412);
+    }
     expect((await patch(alice, uuid, { file_name: 'three' }, { 'If-Match': `"x", ${ok.headers.etag}` })).status).toBe(200);
     const del = await h.client.request(`/api/v1/manage/${uuid}`, { method: 'DELETE', headers: manage(alice, { 'If-Match': etag }) });
     expect(del.status).toBe(412);
     expect((await h.client.get(`/api/v1/manage/meta/${uuid}`, { headers: manage(alice) })).json.file_name).toBe('three');
-    const gone = await h.client.request(`/api/v1/manage/${uuid}`, { method: 'DELETE', headers: manage(alice, { 'If-Match': '*' }) });
+    const gone = await h.client.request(`/api/v1/manage/${uuid}`, { method: 'DELETE', headers: manage(alice, { 'If-Match': ' * ' }) });
     expect(gone.status).toBe(200);
   });
 

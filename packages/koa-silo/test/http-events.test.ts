@@ -155,6 +155,10 @@ describe('server-sent events', () => {
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect((await sse(`/${uuid}/events`, access(dave))).status).toBe(200);
     expect((await sse(`/${uuid}/events?since=abc`, access(alice))).status).toBe(422);
+    // Given twice, a resume point is refused, not read as none (which replayed nothing).
+    const twice = await sse(`/${uuid}/events?since=1&since=2`, access(dave));
+    expect(twice.status).toBe(422);
+    expect(JSON.parse(await twice.text())).toEqual({ detail: [expect.objectContaining({ loc: ['query', 'since'], type: 'multiple_values' })] });
     expect((await sse(`/${uuid}/events`)).status).toBe(401);
   });
 

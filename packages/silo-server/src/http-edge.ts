@@ -1,7 +1,8 @@
 /**
  * HTTP/1.1 rules that Node leaves to the application, checked before Silo sees a request:
  * one Host header (RFC 9112 §3.2), the host of an absolute-form target wins over Host (§3.2.2),
- * an expectation other than 100-continue is a 417 (RFC 9110 §10.1.1), and an error answered
+ * an expectation other than 100-continue is a 417 (RFC 9110 §10.1.1), a transfer coding other than
+ * chunked a 501 (RFC 9112 §6.1), and an error answered
  * before the body was read closes the connection instead of waiting for that body.
  */
 import type { IncomingMessage } from 'node:http';
@@ -59,6 +60,17 @@ function unknownExpectation(req: IncomingMessage): EdgeRefusal | undefined {
   return new EdgeRefusal(417, 'Expectation Failed: the only expectation supported is Expect: 100-continue');
 }
 
+/**
+ * A transfer coding other than chunked (RFC 9112 §6.1: 501): Node's parser decodes the chunks and
+ * hands on whatever coding lies beneath (`gzip, chunked`) as if it were the body itself.
+ */
+function unknownTransferCoding(req: IncomingMessage): EdgeRefusal | undefined {
+  const codings = req.headers['transfer-encoding'];
+  if (codings === undefined) return undefined;
+  const unknown = codings.split(',').some((coding) => coding.trim().toLowerCase() !== 'chunked');
+  return unknown ? new EdgeRefusal(501, 'Not Implemented: the only transfer coding supported is chunked') : undefined;
+}
+
 /** A body announced and not (yet) received completely. */
 function bodyUnread(req: IncomingMessage): boolean {
   if (req.complete) return false;
@@ -69,7 +81,7 @@ function bodyUnread(req: IncomingMessage): boolean {
 /** The edge checks, as the first middleware after the request log. */
 export function httpEdge(): Middleware {
   return async function edge(ctx: Context, next: Next) {
-    const refusal = normaliseTarget(ctx.req) ?? unknownExpectation(ctx.req);
+    const refusal = normaliseTarget(ctx.req) ?? unknownExpectation(ctx.req) ?? unknownTransferCoding(ctx.req);
     if (refusal) {
       ctx.status = refusal.status;
       ctx.body = { detail: refusal.detail };

@@ -163,6 +163,21 @@ describe('the HTTP edge of silo serve', () => {
     expect(unknown.text).toMatch(/\r\n\r\n\{"detail":"Expectation Failed: [^"]+"\}$/);
   });
 
+  it('refuses a transfer coding other than chunked with a JSON 501, and closes; chunked alone is read', async () => {
+    const body = JSON.stringify({ file_name: 'coded', file_data: { ok: true } });
+    const chunked = `${Buffer.byteLength(body).toString(16)}\r\n${body}\r\n0\r\n\r\n`;
+    const head = (codings: string) =>
+      `POST /api/v1/manage/ HTTP/1.1\r\nHost: api.localhost\r\nContent-Type: application/json\r\nX-MAN-API: ${keys.manage}\r\nTransfer-Encoding: ${codings}\r\n\r\n`;
+    for (const codings of ['gzip, chunked', 'deflate,chunked']) {
+      const refused = await exchange(server.port, [head(codings) + chunked]);
+      expect(refused.text).toMatch(/^HTTP\/1\.1 501 /);
+      expect(refused.text).toMatch(/\r\nConnection: close\r\n/i);
+      expect(refused.text).toMatch(/\r\n\r\n\{"detail":"Not Implemented: the only transfer coding supported is chunked"\}$/);
+    }
+    const read = await exchange(server.port, [head('chunked').replace('\r\n\r\n', '\r\nConnection: close\r\n\r\n') + chunked]);
+    expect(read.text).toMatch(/^HTTP\/1\.1 201 /);
+  });
+
   it('answers PATCH and DELETE on the listing with 405 and Allow: GET, HEAD, OPTIONS', async () => {
     for (const method of ['PATCH', 'DELETE', 'PUT', 'POST']) {
       const res = await server.fetch('/api/v1/manage/silos', { method, headers: { ...json, 'X-MAN-API': keys.manage }, body: method === 'DELETE' ? null : '{}' });

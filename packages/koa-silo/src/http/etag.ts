@@ -34,12 +34,22 @@ function parseList(header: string): string[] {
     .filter((s) => s.length > 0);
 }
 
+/**
+ * `*` is the whole header or nothing (RFC 9110: `"*" / #entity-tag`): inside a list it is a
+ * malformed member, which matches no tag. Read as "anything" there, `If-Match: "stale", *` was a
+ * write without a condition.
+ */
+function isStar(header: string): boolean {
+  return header.trim() === '*';
+}
+
 /** If-None-Match (weak comparison, `*` matches anything) against the current ETag. */
 export function notModified(ctx: Context, etag: string): boolean {
   const header = ctx.get('If-None-Match');
   if (!header) return false;
+  if (isStar(header)) return true;
   // Any representation of the version will do: the identity one or a compressed one (compression.ts).
-  return parseList(header).some((tag) => tag === '*' || uncodedEtag(tag.replace(/^W\//, '')) === etag);
+  return parseList(header).some((tag) => uncodedEtag(tag.replace(/^W\//, '')) === etag);
 }
 
 /**
@@ -49,8 +59,8 @@ export function notModified(ctx: Context, etag: string): boolean {
 export function ifMatchTags(ctx: Context): IfMatch {
   const header = ctx.get('If-Match');
   if (!header) return undefined;
+  if (isStar(header)) return undefined;
   const tags = parseList(header);
-  if (tags.includes('*')) return undefined;
   // The ETag of a compressed representation names the same version.
   return tags.filter((t) => t.length >= 2 && t.startsWith('"') && t.endsWith('"')).map((t) => uncodedEtag(t).slice(1, -1));
 }

@@ -68,6 +68,7 @@ const checkResume = validator<{ 'Last-Event-ID'?: number; since?: number }>(even
  * every other bad parameter is.
  */
 function sinceOf(ctx: Context): { since: number | undefined; loc: string[] } {
+  onceEach(ctx, ['since', 'data']);
   const header = ctx.get('Last-Event-ID');
   const [source, name, text] =
     header !== '' ? (['header', 'Last-Event-ID', header] as const) : (['query', 'since', typeof ctx.query.since === 'string' ? ctx.query.since : undefined] as const);
@@ -75,6 +76,20 @@ function sinceOf(ctx: Context): { since: number | undefined; loc: string[] } {
   const value = integerParam(text);
   throwIfAny(checkResume.issues({ [name]: value }, source));
   return { since: value as number, loc: [source, name] };
+}
+
+/**
+ * A stream's parameters given more than once are a 422 `multiple_values`, as the data queries'
+ * are: `?since=1&since=2` read as no resume point replayed nothing, and the client never knew.
+ */
+function onceEach(ctx: Context, names: readonly string[]): void {
+  const issues = names.flatMap((name) => {
+    const value = ctx.query[name];
+    return Array.isArray(value)
+      ? [{ loc: ['query', name], msg: `Give ${name} at most once (it was given ${value.length} times)`, type: 'multiple_values' }]
+      : [];
+  });
+  if (issues.length > 0) throw new ValidationError(issues);
 }
 
 /** A resume point past the silo's current version names a version that was never written: 422. */
