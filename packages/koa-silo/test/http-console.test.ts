@@ -7,7 +7,7 @@
  */
 import Keyv from 'keyv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createConsoleService, SESSION_IDLE_MS } from '../src/console/service.js';
+import { createConsoleService, FAILED_ENTRY_EVERY_MS, SESSION_IDLE_MS } from '../src/console/service.js';
 import { clientNetwork } from '../src/http/client.js';
 import { failureDelayMs, FREE_FAILURES, MAX_FAILURE_DELAY_MS } from '../src/http/sign-in-guard.js';
 import { createStorage } from '../src/storage/index.js';
@@ -221,6 +221,28 @@ describe('console sessions', () => {
     expect(await service.resolve(session.token)).toBeDefined();
     clock += SESSION_IDLE_MS;
     expect(await service.resolve(session.token)).toBeUndefined();
+  });
+});
+
+describe('failed sign-ins in the audit log', () => {
+  it('make at most one entry per user every 10 s, the next one counting those left out', async () => {
+    let clock = Date.parse('2026-01-01T00:00:00Z');
+    const storage = createStorage({ main: new Keyv() });
+    await storage.insertAccount({ name: 'acme', plan: 'default', created_at: new Date(clock).toISOString() });
+    const service = createConsoleService(storage, { now: () => clock });
+    await service.createUser({ account: 'acme', name: 'gil' });
+    const guess = async (n: number) => {
+      for (let i = 0; i < n; i++) expect(await service.signIn('gil', `guess ${i}`, { address: '203.0.113.9' })).toBeUndefined();
+      await service.settled();
+    };
+    const failures = async () =>
+      (await storage.listAudit('acme', { offset: 0, limit: 100 })).entries.filter((e) => e.action === 'console.sign_in_failed').map((e) => e.subject);
+    await guess(5);
+    expect(await failures()).toEqual([undefined]);
+    clock += FAILED_ENTRY_EVERY_MS;
+    await guess(3);
+    // Newest first: the second entry says the four after the first went unrecorded.
+    expect(await failures()).toEqual(['4 more failed since the previous entry', undefined]);
   });
 });
 

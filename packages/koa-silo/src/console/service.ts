@@ -7,6 +7,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { type AuditActor, auditEntryOf, type AuditSource, BadRequestError, type Clock, ConflictError, isoTime, NotFoundError, PROGRAM_ACTOR, type StoredUser, systemClock, type UserInfo } from '../model/index.js';
 import { userNameProblem } from '../schemas/names.js';
 import type { SiloStorage } from '../storage/index.js';
+import { BoundedMap } from '../limits/bounded-map.js';
 import { PasswordWork } from './password-work.js';
 import { generatePassword, hashPassword, verifyPassword } from './passwords.js';
 
@@ -14,6 +15,9 @@ import { generatePassword, hashPassword, verifyPassword } from './passwords.js';
 export const SESSION_IDLE_MS = 12 * 3_600_000;
 /** A session's last use is written at most this often (not on every request). */
 const TOUCH_EVERY_MS = 60_000;
+
+/** A user's failed sign-ins make at most one audit entry this often (see recordFailure). */
+export const FAILED_ENTRY_EVERY_MS = 10_000;
 
 const MIN_PASSWORD = 8;
 const MAX_PASSWORD = 1024;
@@ -71,9 +75,24 @@ export function createConsoleService(storage: SiloStorage, options: ConsoleServi
   const recording = new Set<Promise<unknown>>();
   const asUser = (user: string, address: string | null | undefined): AuditSource => ({ actor: { type: 'console', name: user }, address: address ?? null });
 
-  /** A failed sign-in's entry, written after the answer (tracked until written). */
+  /** Each user's last failed-sign-in entry of this process, and the failures since left out. */
+  const failedEntries = new BoundedMap<string, { at: number; leftOut: number }>(10_000);
+
+  /**
+   * A failed sign-in's entry, written after the answer (tracked until written): at most one per
+   * user every FAILED_ENTRY_EVERY_MS, whose `subject` counts the failures left out since the last
+   * (a flood of guesses had filled the log with a thousand entries in minutes).
+   */
   function recordFailure(user: StoredUser, address: string | null | undefined): void {
-    const entry = { ...auditEntryOf('console.sign_in_failed', user.account, asUser(user.name, address), isoTime(now())), outcome: 'failure' as const };
+    const at = now();
+    const last = failedEntries.get(user.name);
+    if (last && at - last.at < FAILED_ENTRY_EVERY_MS) {
+      last.leftOut++;
+      return;
+    }
+    failedEntries.set(user.name, { at, leftOut: 0 });
+    const subject = last && last.leftOut > 0 ? `${last.leftOut} more failed since the previous entry` : undefined;
+    const entry = { ...auditEntryOf('console.sign_in_failed', user.account, asUser(user.name, address), isoTime(at), undefined, subject), outcome: 'failure' as const };
     const write = storage.appendAudit(entry).catch((error: unknown) => options.onError?.('silo: a failed sign-in could not be recorded in the audit log', error));
     recording.add(write);
     void write.finally(() => recording.delete(write));

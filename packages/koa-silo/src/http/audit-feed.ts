@@ -21,6 +21,7 @@
 import type { Context } from 'koa';
 import type { AuditService } from '../audit/index.js';
 import { ValidationError, type AuditEntryInfo } from '../model/index.js';
+import { isDateTime } from '../schemas/validate.js';
 import type { Auth, Caller } from './auth.js';
 import type { EventStream } from './event-stream.js';
 
@@ -45,7 +46,7 @@ function resumeOf(ctx: Context): number | undefined {
   const [loc, text] = header !== '' ? (['header', header] as const) : (['query', typeof ctx.query.since === 'string' ? ctx.query.since : undefined] as const);
   if (text === undefined) return undefined;
   const time = Date.parse(text);
-  if (!/^\d{4}-\d\d-\d\dT/.test(text) || Number.isNaN(time)) {
+  if (!isDateTime(text) || Number.isNaN(time)) {
     const name = loc === 'header' ? 'Last-Event-ID' : 'since';
     throw new ValidationError([{ loc: [loc, name], msg: 'Input should be a valid datetime (an event id of this feed, or RFC 3339)', type: 'datetime_parsing' }]);
   }

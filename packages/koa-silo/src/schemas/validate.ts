@@ -9,11 +9,23 @@ import { IssueList, type ValidationIssue } from '../model/index.js';
 export type Source = 'body' | 'path' | 'query' | 'header';
 
 const UUID_RE = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
-const DATE_TIME_RE = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
+const DATE_TIME_RE = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:[Zz]|[+-](\d{2}):(\d{2}))$/;
+
+/**
+ * An RFC 3339 date-time, its fields in range: `2026-02-30T00:00:00Z` is no time (Date.parse reads
+ * it as the 2nd of March), nor is hour 24. A leap second (60) passes, as the RFC allows.
+ */
+export function isDateTime(text: string): boolean {
+  const m = DATE_TIME_RE.exec(text);
+  if (!m) return false;
+  const [year, month, day, hour, minute, second, offsetHours = 0, offsetMinutes = 0] = m.slice(1).map((f) => (f === undefined ? undefined : Number(f)));
+  const daysInMonth = new Date(Date.UTC(year!, month!, 0)).getUTCDate();
+  return month! >= 1 && month! <= 12 && day! >= 1 && day! <= daysInMonth && hour! <= 23 && minute! <= 59 && second! <= 60 && offsetHours <= 23 && offsetMinutes <= 59;
+}
 
 export const ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true, coerceTypes: false, useDefaults: false });
 ajv.addFormat('uuid', UUID_RE);
-ajv.addFormat('date-time', DATE_TIME_RE);
+ajv.addFormat('date-time', isDateTime);
 
 export interface Validator<T> {
   /** The value as T, or a ValidationError listing every problem. */
