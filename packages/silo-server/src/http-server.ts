@@ -5,6 +5,7 @@
  */
 import http, { type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
 import https from 'node:https';
+import type { Duplex } from 'node:stream';
 import { BodyRateGuard } from './body-rate.js';
 import { answerAndClose, clientErrorHandler, RequestStarts } from './client-errors.js';
 import { capConnections, TIMEOUTS, type ConnectionLimits } from './connection-limits.js';
@@ -69,6 +70,11 @@ export function createEdgeServer(options: {
   // Other expectations: http-edge.ts answers a JSON 417 (Node's own has no body).
   server.on('checkExpectation', handle);
   server.on('clientError', clientErrorHandler(warn, starts));
+  // CONNECT (a proxy's tunnel): Node hands it here, not to the app, and drops the connection
+  // without a word when nobody listens. This server is no proxy: say so in JSON, and close.
+  server.on('connect', (_req: IncomingMessage, socket: Duplex) => {
+    answerAndClose(socket, 501, true, 'Not Implemented: this server is not a proxy (CONNECT)');
+  });
   capConnections(server, limits, ({ reason, address }) => {
     options.onRefused?.(reason);
     warn('connection refused', { reason: reason === 'total' ? 'max_connections' : 'max_connections_per_address', ...(address ? { address } : {}) }, reason);

@@ -178,6 +178,12 @@ describe('the HTTP edge of silo serve', () => {
     expect(read.text).toMatch(/^HTTP\/1\.1 201 /);
   });
 
+  it('answers CONNECT (this is no proxy) with a JSON 501, and closes', async () => {
+    const reply = await exchange(server.port, ['CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n']);
+    expect(reply.text).toMatch(/^HTTP\/1\.1 501 /);
+    expect(reply.text).toMatch(/\r\n\r\n\{"detail":"Not Implemented: this server is not a proxy \(CONNECT\)"\}$/);
+  });
+
   it('answers PATCH and DELETE on the listing with 405 and Allow: GET, HEAD, OPTIONS', async () => {
     for (const method of ['PATCH', 'DELETE', 'PUT', 'POST']) {
       const res = await server.fetch('/api/v1/manage/silos', { method, headers: { ...json, 'X-MAN-API': keys.manage }, body: method === 'DELETE' ? null : '{}' });
