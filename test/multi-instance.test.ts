@@ -146,6 +146,22 @@ function twoInstances(label: string, skip: boolean, open: () => Promise<string>,
       }
     }, 20_000);
 
+    it('a silo made with the command is announced on a server\'s account feed before the command exits', async () => {
+      const account = await openSse(b.port, '/api/v1/manage/events', { host: 'api.localhost', 'X-MAN-API': keys.manage });
+      expect(account.status).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      try {
+        const made = await runSilo(['silos', 'create', '--name', 'from-the-command', '--data', '{"n":1}', '--json'], { env, cwd: dir });
+        expect(made.code, made.stderr).toBe(0);
+        const { file_uuid: uuid } = JSON.parse(made.stdout) as { file_uuid: string };
+        const event = await account.next(1000);
+        expect(event.event).toBe('create');
+        expect(JSON.parse(event.data)).toMatchObject({ file_uuid: uuid, file_name: 'from-the-command' });
+      } finally {
+        account.close();
+      }
+    }, 30_000);
+
     it('both are ready and shut down cleanly', async () => {
       expect((await a.fetch('/readyz')).status).toBe(200);
       expect((await b.fetch('/readyz')).status).toBe(200);

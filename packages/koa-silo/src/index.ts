@@ -155,8 +155,10 @@ export function createSilo(options: SiloOptions = {}): Silo {
         await worker?.stop();
         http.endStreams();
         http.clear();
-        // A bus given in the options is its giver's to close, like its stores' clients.
+        // A bus given in the options is its giver's to close, like its stores' clients; what this
+        // Silo published on it goes out first (its transport may be these very stores).
         if (!options.events) await bus.close();
+        else await bus.settled?.();
         await work.close();
         await consoleService.settled();
         await storage.close();

@@ -15,8 +15,13 @@ interface Envelope {
   event: SiloEvent;
 }
 
+/** How long close() waits for the events still being sent. */
+const CLOSE_WAIT_MS = 2_000;
+
 export class SharedBus implements EventBus {
   readonly #local = new LocalBus();
+  /** Sends not yet done (close waits for them). */
+  readonly #sending = new Set<Promise<void>>();
   readonly #id = randomBytes(8).toString('base64url');
   #stop: Promise<(() => Promise<void> | void) | undefined> | undefined;
 
@@ -28,9 +33,11 @@ export class SharedBus implements EventBus {
   publish(event: SiloEvent): void {
     this.#local.deliver(event);
     const envelope: Envelope = { from: this.#id, event };
-    this.transport.send(JSON.stringify(envelope)).catch((error: unknown) => {
+    const sent = this.transport.send(JSON.stringify(envelope)).catch((error: unknown) => {
       this.onError('silo: an event could not be published to the other instances', error);
     });
+    this.#sending.add(sent);
+    void sent.finally(() => this.#sending.delete(sent));
   }
 
   subscribe(listener: EventListener): () => void {
@@ -54,7 +61,20 @@ export class SharedBus implements EventBus {
     if (envelope.from !== this.#id) this.#local.deliver(envelope.event);
   }
 
+  /**
+   * What was published before now has been sent (a `silo` command's write goes out before the
+   * command exits), or CLOSE_WAIT_MS has passed.
+   */
+  async settled(): Promise<void> {
+    if (this.#sending.size === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, CLOSE_WAIT_MS)));
+    await Promise.race([Promise.all(this.#sending), waited]);
+    clearTimeout(timer);
+  }
+
   async close(): Promise<void> {
+    await this.settled();
     const stop = await this.#stop;
     await stop?.();
     await this.#local.close();

@@ -29,6 +29,11 @@ export interface EventBus {
   publish(event: SiloEvent): void;
   /** Calls `listener` with every event from now on; returns the unsubscribe. */
   subscribe(listener: EventListener): () => void;
+  /**
+   * Resolves once the events published so far have left for the other instances (or failed to),
+   * within a bound: a Silo waits for it before closing its storage, which the transport may use.
+   */
+  settled?(): Promise<void>;
   close(): Promise<void>;
 }
 
