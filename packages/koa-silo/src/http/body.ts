@@ -2,8 +2,9 @@
  * Reading a JSON request body: a size limit checked on Content-Length before reading and counted
  * while streaming (never buffering more than the limit), strict UTF-8, bounded nesting depth.
  * Every failure is a 4xx: 413 over the limit, 415 for a compressed body, 422 json_invalid otherwise.
- * With a memory budget, the body's bytes and text, then its parsed value, are charged to it until
- * the response is over (admission.ts): a large body waits for room before it is read, or is a 503.
+ * With a memory budget, the body's bytes and text (as they arrive), then its parsed value, are
+ * charged to it until the response is over (admission.ts): a large body waits for room as it is
+ * read, or is a 503.
  */
 import type { Context } from 'koa';
 import { PayloadTooLargeError, ValidationError } from '../model/index.js';

@@ -32,7 +32,10 @@ export interface Reservation {
   /**
    * Takes `bytes` more (a body charged as it arrives), waiting in line as take() does; a
    * reservation that is the gate's only holder grows past the gate's size, as one large piece
-   * alone may. Rejects with MemoryBusyError after the wait, keeping what it had.
+   * alone may. The oldest of the reservations growing goes at once, over the budget if need be (by
+   * at most what one body takes): bodies that each hold part of the budget and wait for more would
+   * otherwise all wait out their time and fail together. Rejects with MemoryBusyError after the
+   * wait, keeping what it had.
    */
   grow(bytes: number): Promise<void>;
   /** Gives back all but `bytes` at once (a reservation made for the worst case, once the real need is known). */
@@ -44,12 +47,18 @@ interface Waiter {
   bytes: number;
   /** What the waiter holds already (a growing reservation's bytes): it fits alone beside them. */
   owned(): number;
+  /** Whether it is the oldest growing reservation's step, which goes at once (see grow). */
+  first(): boolean;
   admit(): void;
 }
+
+const NEVER_FIRST = () => false;
 
 export class MemoryGate {
   private held = 0;
   private readonly line: Waiter[] = [];
+  /** Reservations that have grown, oldest first: the oldest always may grow (see Reservation.grow). */
+  private readonly growers = new Set<object>();
   /** Takes refused after waiting their time (503), since this gate was made (metrics). */
   refused = 0;
 
@@ -62,7 +71,7 @@ export class MemoryGate {
 
   /** Takes `bytes`, waiting in line while they do not fit; rejects with MemoryBusyError after waitMs. */
   take(bytes: number): Promise<Reservation> {
-    const granted = this.request(bytes, () => 0);
+    const granted = this.request(bytes, () => 0, NEVER_FIRST);
     return granted === undefined ? Promise.resolve(this.reservation(bytes)) : granted.then(() => this.reservation(bytes));
   }
 
@@ -77,8 +86,8 @@ export class MemoryGate {
   }
 
   /** Adds `bytes` to what is held: at once (undefined), or once they fit (a promise; MemoryBusyError after waitMs). */
-  private request(bytes: number, owned: () => number): Promise<void> | undefined {
-    if (bytes < SMALL_BYTES || (this.line.length === 0 && this.fits(bytes, owned()))) {
+  private request(bytes: number, owned: () => number, first: () => boolean): Promise<void> | undefined {
+    if (bytes < SMALL_BYTES || first() || (this.line.length === 0 && this.fits(bytes, owned()))) {
       this.held += bytes;
       return undefined;
     }
@@ -86,6 +95,7 @@ export class MemoryGate {
       const waiter: Waiter = {
         bytes,
         owned,
+        first,
         admit: () => {
           clearTimeout(timer);
           this.held += bytes;
@@ -109,6 +119,8 @@ export class MemoryGate {
   }
 
   private reservation(taken: number): Reservation {
+    const self = {};
+    const oldest = () => this.growers.values().next().value === self;
     let kept = taken;
     let largest = taken;
     let released = false;
@@ -119,7 +131,8 @@ export class MemoryGate {
     };
     return {
       grow: async (bytes) => {
-        await this.request(bytes, () => kept);
+        if (!released) this.growers.add(self);
+        await this.request(bytes, () => kept, oldest);
         if (released) {
           // Released while it waited: these bytes are nobody's.
           this.held -= bytes;
@@ -134,6 +147,7 @@ export class MemoryGate {
       },
       release: () => {
         released = true;
+        if (this.growers.delete(self)) this.admitWaiting();
         if (kept === 0) return;
         // Small work's garbage dies young: V8's minor collections take it without help.
         if (largest >= SMALL_BYTES) this.onRelease(kept);
@@ -142,8 +156,13 @@ export class MemoryGate {
     };
   }
 
-  /** First come, first served: a large piece at the head is not overtaken by smaller ones behind it. */
+  /**
+   * First come, first served: a large piece at the head is not overtaken by smaller ones behind it;
+   * but the oldest growing reservation's step goes wherever it waits.
+   */
   private admitWaiting(): void {
+    const first = this.line.findIndex((waiter) => waiter.first());
+    if (first >= 0) this.line.splice(first, 1)[0]!.admit();
     while (this.line.length > 0 && this.fits(this.line[0]!.bytes, this.line[0]!.owned())) this.line.shift()!.admit();
   }
 }
