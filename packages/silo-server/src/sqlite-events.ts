@@ -1,11 +1,18 @@
 /**
  * The change feed's transport on SQLite, for processes sharing one file (two `silo serve` on one
  * data directory, or the `silo` command beside a server): each event is a row of `silo_events` in
- * that file, and every listening process reads the rows after the last one it saw, every POLL_MS.
+ * that file, and every listening process reads the rows after the last one it saw, every POLL_MS
+ * (and at once after writing rows of its own).
  *
- * Only when someone else listens: a listening process keeps a row of its own in
- * `silo_event_listeners` (renewed while it lives), and an event is written only when a live row of
- * another process is there. A server alone on its file pays one small read per event, no write.
+ * Ordered: every listener hears every row in id order, its own included, and delivers its own
+ * events as it hears them back (SharedBus, `ordered`), so that every process's feed has one order.
+ * (Delivered at once, a process's own delete went out before the create and update it had not yet
+ * read from the table.) One limit: an event is written in the group commit after its write's, so
+ * two writes through two processes within that moment may be heard in either order.
+ *
+ * Only when someone listens: a listening process (one with subscribers) keeps a row of its own in
+ * `silo_event_listeners`, renewed while it lives, and an event is written only while a live row is
+ * there. A server without subscribers, alone on its file, pays one small read per event, no write.
  * Race-free: a listener's row is committed before its first subscriber is counted (listen runs
  * synchronously up to its commit), so any write that commits after that sees the row when its
  * event is sent; a write that committed before then happened before anyone there subscribed.
@@ -35,9 +42,9 @@ function sqliteTransport(db: Database.Database): BusTransport {
       'CREATE TABLE IF NOT EXISTS silo_event_listeners (id TEXT PRIMARY KEY, expires INTEGER NOT NULL) WITHOUT ROWID;',
   );
   const self = randomBytes(8).toString('base64url');
-  const othersListen = db
-    .prepare<[string, number], number>('SELECT EXISTS (SELECT 1 FROM silo_event_listeners WHERE id <> ? AND expires > ?)')
-    .pluck();
+  const anyoneListens = db.prepare<[number], number>('SELECT EXISTS (SELECT 1 FROM silo_event_listeners WHERE expires > ?)').pluck();
+  /** Reads new rows soon, once this process listens (after its own rows are committed). */
+  let pollSoon: (() => void) | undefined;
   const insert = db.prepare<[number, string]>('INSERT INTO silo_events (at, body) VALUES (?, ?)');
   const register = db.prepare<[string, number]>(
     'INSERT INTO silo_event_listeners (id, expires) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET expires = excluded.expires',
@@ -49,10 +56,14 @@ function sqliteTransport(db: Database.Database): BusTransport {
   const after = db.prepare<[number, number], { id: number; body: string }>('SELECT id, body FROM silo_events WHERE id > ? ORDER BY id LIMIT ?');
 
   return {
+    ordered: true,
+
     async send(text) {
-      if (othersListen.get(self, Date.now()) !== 1) return;
+      if (anyoneListens.get(Date.now()) !== 1) return false;
       // Joins the next group commit: under load, beside the writes of that turn.
       await groupCommitOf(db).run(() => insert.run(Date.now(), text));
+      pollSoon?.();
+      return true;
     },
 
     async listen(hear) {
@@ -88,7 +99,17 @@ function sqliteTransport(db: Database.Database): BusTransport {
         }
       };
       const timer = setInterval(poll, POLL_MS).unref();
+      let soon = false;
+      pollSoon = () => {
+        if (soon) return;
+        soon = true;
+        setImmediate(() => {
+          soon = false;
+          poll();
+        });
+      };
       return () => {
+        pollSoon = undefined;
         clearInterval(timer);
         if (db.open) db.transaction(() => unregister.run(self)).immediate();
       };

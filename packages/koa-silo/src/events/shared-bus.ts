@@ -1,8 +1,10 @@
 /**
- * A bus shared by every instance through a transport (Redis pub/sub, PostgreSQL LISTEN/NOTIFY):
- * each event is sent once as text and heard by every instance listening. An instance delivers its
- * own events at once and ignores their echo, so its subscribers do not wait on the transport, nor
- * miss its writes while the listening connection is away (the transport reconnects by itself).
+ * A bus shared by every instance through a transport (Redis pub/sub, PostgreSQL LISTEN/NOTIFY, a
+ * table of a shared SQLite file): each event is sent once as text and heard by every instance
+ * listening. An instance delivers its own events at once and ignores their echo, so its
+ * subscribers do not wait on the transport, nor miss its writes while the listening connection is
+ * away (the transport reconnects by itself); except on an `ordered` transport, whose echo is
+ * delivered instead, in the one order every instance hears.
  */
 import { randomBytes } from 'node:crypto';
 import { LocalBus } from './local-bus.js';
@@ -31,11 +33,19 @@ export class SharedBus implements EventBus {
   ) {}
 
   publish(event: SiloEvent): void {
-    this.#local.deliver(event);
+    const ordered = this.transport.ordered === true;
+    if (!ordered) this.#local.deliver(event);
     const envelope: Envelope = { from: this.#id, event };
-    const sent = this.transport.send(JSON.stringify(envelope)).catch((error: unknown) => {
-      this.onError('silo: an event could not be published to the other instances', error);
-    });
+    const sent = this.transport.send(JSON.stringify(envelope)).then(
+      // An ordered transport that sent nothing (nobody listens): this instance's own, at once.
+      (done) => {
+        if (ordered && done === false) this.#local.deliver(event);
+      },
+      (error: unknown) => {
+        this.onError('silo: an event could not be published to the other instances', error);
+        if (ordered) this.#local.deliver(event);
+      },
+    );
     this.#sending.add(sent);
     void sent.finally(() => this.#sending.delete(sent));
   }
@@ -58,7 +68,7 @@ export class SharedBus implements EventBus {
     } catch {
       return; // Not ours: another program on the channel.
     }
-    if (envelope.from !== this.#id) this.#local.deliver(envelope.event);
+    if (envelope.from !== this.#id || this.transport.ordered) this.#local.deliver(envelope.event);
   }
 
   /**

@@ -413,12 +413,15 @@ export function eventHandlers(deps: EventsDeps) {
       const caller = await auth.require(ctx, 'manage');
       const { stream, keyFresh } = open(ctx, caller);
       const queue = new SerialQueue(stream);
+      const send = (event: SiloEvent) => stream.send(event.type === 'move' ? 'update' : event.type, JSON.stringify(event.silo));
       const deliver = async (event: SiloEvent) => {
         if (!keyFresh()) await caller.confirm();
-        const type = event.type === 'move' ? 'update' : event.type;
-        stream.send(type, JSON.stringify(event.silo));
+        send(event);
       };
-      stream.onClose(fanout.onAccount(caller.account, (event) => queue.add(() => deliver(event))));
+      // Metadata only: sent at once while nothing waits and the key was checked lately, so that a
+      // burst (hundreds of writes heard in one poll of another process's) is not taken for a
+      // client falling behind; a key to confirm first makes events wait their turn, in order.
+      stream.onClose(fanout.onAccount(caller.account, (event) => (queue.idle && keyFresh() ? send(event) : queue.add(() => deliver(event)))));
     },
 
     /** A stream for a keyed caller within the per-client budget, for the other feeds (audit-feed.ts). */

@@ -39,8 +39,18 @@ export interface EventBus {
 
 /** How events travel between instances. */
 export interface BusTransport {
-  /** Sends one message to every listener (this instance's too). */
-  send(text: string): Promise<void>;
+  /**
+   * Sends one message to every listener (this instance's too). An `ordered` transport resolves
+   * false when it sent nothing because nobody listens anywhere.
+   */
+  send(text: string): Promise<void | boolean>;
   /** Starts listening (once, with the first subscriber); resolves to the stop. */
   listen(hear: (text: string) => void): Promise<() => Promise<void> | void>;
+  /**
+   * Every instance hears every message in one order, its own included (a table read in order):
+   * an instance then delivers its own events as it hears them back, not at once, so that its
+   * subscribers see the same order as everyone else's (one silo's create, update and delete, made
+   * through different instances, in the order they happened).
+   */
+  readonly ordered?: boolean;
 }
