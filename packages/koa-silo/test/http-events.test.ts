@@ -5,6 +5,7 @@
 import net from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openSse, type SseStream } from '../../../test/support/sse.js';
+import { LocalBus } from '../src/events/local-bus.js';
 import { STALL_MS } from '../src/http/event-stream.js';
 import { access, HOSTS, manage, startSilo, type Account, type Harness } from './support/http.js';
 
@@ -189,4 +190,26 @@ describe('server-sent events', () => {
     expect(received).toBeLessThan(80 * 100_000);
     expect(writing / 80).toBeLessThan(250);
   }, 30_000);
+});
+
+describe("the account's feed under a burst", () => {
+  it('takes hundreds of events heard at once (another instance polled) without taking its client for a slow one', async () => {
+    const bus = new LocalBus();
+    const own = await startSilo({ events: bus });
+    try {
+      const erin = await own.account('erin');
+      const feed = await openSse(own.server.port, '/api/v1/manage/events', { host: HOSTS.api, ...manage(erin) });
+      expect(feed.status).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const silo = { file_uuid: '0b000fb4-d5f4-4616-b584-c0deef5ef1d9', file_name: 'burst', region_name: 'api', is_public: false, created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z' } as const;
+      // 300 in one go: more than the 100 a stream may have waiting.
+      for (let version = 2; version <= 301; version++) bus.publish({ type: 'update', account: 'erin', silo: { ...silo, version } });
+      const versions: number[] = [];
+      for (let i = 0; i < 300; i++) versions.push((JSON.parse((await feed.next(2000)).data) as { version: number }).version);
+      expect(versions).toEqual(Array.from({ length: 300 }, (_, i) => i + 2));
+      feed.close();
+    } finally {
+      await own.close();
+    }
+  });
 });
