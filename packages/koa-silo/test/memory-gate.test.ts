@@ -61,4 +61,20 @@ describe('MemoryGate', () => {
     await step;
     expect(gate.inUse).toBe(0);
   });
+
+  it("keeps one holder within half of the gate, and its waiters do not hold back another holder's", async () => {
+    const gate = new MemoryGate(10 * MB, 100);
+    const first = await gate.take(4 * MB, 'mallory');
+    // Mallory's second piece would take her past half (4 + 2 > 5): it waits, then fails...
+    const second = gate.take(2 * MB, 'mallory');
+    // ...while Alice's, behind it in line, goes at once.
+    const alice = await gate.take(3 * MB, 'alice');
+    await expect(second).rejects.toBeInstanceOf(MemoryBusyError);
+    // One piece alone is never held to the share (a body larger than half the gate).
+    alice.release();
+    first.release();
+    const alone = await gate.take(7 * MB, 'mallory');
+    expect(gate.inUse).toBe(7 * MB);
+    alone.release();
+  });
 });

@@ -20,6 +20,8 @@ export interface BodyLimit {
   planBytes: number;
   /** Where the body's memory is charged and its parse takes turns (none: neither). */
   admission?: Admission;
+  /** Whose body it is (the caller's account): its bodies together stay within a share of the budget. */
+  holder?: string;
 }
 
 /** How many times over a body is held while it is read: its chunks, their concatenation, its text. */
@@ -116,7 +118,7 @@ function collect(ctx: Context, limit: BodyLimit, length: number | undefined): Pr
       req.pause();
       const taken = reservation
         ? reservation.grow(step)
-        : gate.take(step).then((first) => {
+        : gate.take(step, limit.holder).then((first) => {
             reservation = first;
             releaseWhenDone(ctx, first);
           });

@@ -60,8 +60,13 @@ function sendMinimal(ctx: Context, record: SiloRecord): void {
   sendJson(ctx, 200, versionedMetaOf(record));
 }
 
-export function bodyLimit(plan: Plan, admission?: Admission): BodyLimit {
-  return { bodyBytes: plan.maxDataBytes + BODY_ENVELOPE_BYTES, planBytes: plan.maxDataBytes, ...(admission ? { admission } : {}) };
+export function bodyLimit(plan: Plan, admission?: Admission, account?: string): BodyLimit {
+  return {
+    bodyBytes: plan.maxDataBytes + BODY_ENVELOPE_BYTES,
+    planBytes: plan.maxDataBytes,
+    ...(admission ? { admission } : {}),
+    ...(account !== undefined ? { holder: account } : {}),
+  };
 }
 
 /** The path's file_uuid in lower case, or its issues. */
@@ -107,7 +112,7 @@ export function manageHandlers(deps: ManageDeps) {
   return {
     async create(ctx: Context): Promise<void> {
       const caller = await auth.require(ctx, 'manage');
-      const text = await readText(ctx, bodyLimit(caller.plan, deps.admission));
+      const text = await readText(ctx, bodyLimit(caller.plan, deps.admission, caller.account));
       const body = await work.checkBody(caller.account, 'create', text, deps.maxJsonDepth, deps.maxPatchOperations);
       throwIfAny(body.issues);
       await caller.confirm();
@@ -165,7 +170,7 @@ export function manageHandlers(deps: ManageDeps) {
       const caller = await auth.require(ctx, 'manage');
       const { uuid, issues } = pathUuid(param);
       const shape = patchShape(ctx);
-      const text = await readText(ctx, bodyLimit(caller.plan, deps.admission));
+      const text = await readText(ctx, bodyLimit(caller.plan, deps.admission, caller.account));
       const body = await work.checkBody(caller.account, shape, text, deps.maxJsonDepth, deps.maxPatchOperations);
       throwIfAny([...issues, ...body.issues]);
       requireIfMatch(ctx);

@@ -45,6 +45,8 @@ export interface Reservation {
 
 interface Waiter {
   bytes: number;
+  /** Whose work it is (an account), held to its share of the gate; undefined: anyone's. */
+  holder: string | undefined;
   /** What the waiter holds already (a growing reservation's bytes): it fits alone beside them. */
   owned(): number;
   /** Whether it is the oldest growing reservation's step, which goes at once (see grow). */
@@ -54,11 +56,19 @@ interface Waiter {
 
 const NEVER_FIRST = () => false;
 
+/** What one holder may take of a gate while others wait: half (a fair share, contract §17). */
+const HOLDER_SHARE = 0.5;
+
+/** Why a waiter waits: it fits, its holder has its share, or the gate is full. */
+type Fit = 'fits' | 'share' | 'full';
+
 export class MemoryGate {
   private held = 0;
   private readonly line: Waiter[] = [];
   /** Reservations that have grown, oldest first: the oldest always may grow (see Reservation.grow). */
   private readonly growers = new Set<object>();
+  /** Bytes held by each holder that has any. */
+  private readonly byHolder = new Map<string, number>();
   /** Takes refused after waiting their time (503), since this gate was made (metrics). */
   refused = 0;
 
@@ -69,10 +79,14 @@ export class MemoryGate {
     private readonly onRelease: (bytes: number) => void = () => {},
   ) {}
 
-  /** Takes `bytes`, waiting in line while they do not fit; rejects with MemoryBusyError after waitMs. */
-  take(bytes: number): Promise<Reservation> {
-    const granted = this.request(bytes, () => 0, NEVER_FIRST);
-    return granted === undefined ? Promise.resolve(this.reservation(bytes)) : granted.then(() => this.reservation(bytes));
+  /**
+   * Takes `bytes`, waiting in line while they do not fit; rejects with MemoryBusyError after
+   * waitMs. With a `holder` (an account), what it holds of the gate stays within its share while
+   * others need room: one account's uploads cannot keep another's out.
+   */
+  take(bytes: number, holder?: string): Promise<Reservation> {
+    const granted = this.request(bytes, holder, () => 0, NEVER_FIRST);
+    return granted === undefined ? Promise.resolve(this.reservation(bytes, holder)) : granted.then(() => this.reservation(bytes, holder));
   }
 
   /** Bytes taken now. */
@@ -86,19 +100,20 @@ export class MemoryGate {
   }
 
   /** Adds `bytes` to what is held: at once (undefined), or once they fit (a promise; MemoryBusyError after waitMs). */
-  private request(bytes: number, owned: () => number, first: () => boolean): Promise<void> | undefined {
-    if (bytes < SMALL_BYTES || first() || (this.line.length === 0 && this.fits(bytes, owned()))) {
-      this.held += bytes;
+  private request(bytes: number, holder: string | undefined, owned: () => number, first: () => boolean): Promise<void> | undefined {
+    if (bytes < SMALL_BYTES || first() || (this.line.length === 0 && this.fits(bytes, holder, owned()) === 'fits')) {
+      this.add(holder, bytes);
       return undefined;
     }
     return new Promise<void>((resolve, reject) => {
       const waiter: Waiter = {
         bytes,
+        holder,
         owned,
         first,
         admit: () => {
           clearTimeout(timer);
-          this.held += bytes;
+          this.add(holder, bytes);
           resolve();
         },
       };
@@ -113,12 +128,26 @@ export class MemoryGate {
     });
   }
 
-  /** Nothing else held (then even a piece larger than the gate goes), or room for `bytes`. */
-  private fits(bytes: number, owned: number): boolean {
-    return this.held === owned || this.held + bytes <= this.budgetBytes;
+  /**
+   * Nothing else held (then even a piece larger than the gate goes), or room for `bytes`; and
+   * the holder within its share, or holding nothing else.
+   */
+  private fits(bytes: number, holder: string | undefined, owned: number): Fit {
+    if (this.held !== owned && this.held + bytes > this.budgetBytes) return 'full';
+    if (holder === undefined) return 'fits';
+    const mine = this.byHolder.get(holder) ?? 0;
+    return mine === owned || mine + bytes <= this.budgetBytes * HOLDER_SHARE ? 'fits' : 'share';
   }
 
-  private reservation(taken: number): Reservation {
+  private add(holder: string | undefined, bytes: number): void {
+    this.held += bytes;
+    if (holder === undefined) return;
+    const mine = (this.byHolder.get(holder) ?? 0) + bytes;
+    if (mine > 0) this.byHolder.set(holder, mine);
+    else this.byHolder.delete(holder);
+  }
+
+  private reservation(taken: number, holder: string | undefined): Reservation {
     const self = {};
     const oldest = () => this.growers.values().next().value === self;
     let kept = taken;
@@ -126,16 +155,16 @@ export class MemoryGate {
     let released = false;
     const giveBack = (bytes: number) => {
       kept -= bytes;
-      this.held -= bytes;
+      this.add(holder, -bytes);
       this.admitWaiting();
     };
     return {
       grow: async (bytes) => {
         if (!released) this.growers.add(self);
-        await this.request(bytes, () => kept, oldest);
+        await this.request(bytes, holder, () => kept, oldest);
         if (released) {
           // Released while it waited: these bytes are nobody's.
-          this.held -= bytes;
+          this.add(holder, -bytes);
           this.admitWaiting();
           return;
         }
@@ -163,7 +192,19 @@ export class MemoryGate {
   private admitWaiting(): void {
     const first = this.line.findIndex((waiter) => waiter.first());
     if (first >= 0) this.line.splice(first, 1)[0]!.admit();
-    while (this.line.length > 0 && this.fits(this.line[0]!.bytes, this.line[0]!.owned())) this.line.shift()!.admit();
+    // A waiter held back by its holder's share lets those behind it by; one the full gate holds
+    // back does not (nor is overtaken).
+    for (let i = 0; i < this.line.length; ) {
+      const waiter = this.line[i]!;
+      const fit = this.fits(waiter.bytes, waiter.holder, waiter.owned());
+      if (fit === 'full') return;
+      if (fit === 'share') {
+        i++;
+        continue;
+      }
+      this.line.splice(i, 1);
+      waiter.admit();
+    }
   }
 }
 
