@@ -7,6 +7,7 @@
  */
 import Keyv from 'keyv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PasswordWork } from '../src/console/password-work.js';
 import { createConsoleService, FAILED_ENTRY_EVERY_MS, SESSION_IDLE_MS } from '../src/console/service.js';
 import { clientNetwork } from '../src/http/client.js';
 import { failureDelayMs, FREE_FAILURES, MAX_FAILURE_DELAY_MS } from '../src/http/sign-in-guard.js';
@@ -221,6 +222,36 @@ describe('console sessions', () => {
     expect(await service.resolve(session.token)).toBeDefined();
     clock += SESSION_IDLE_MS;
     expect(await service.resolve(session.token)).toBeUndefined();
+  });
+});
+
+describe('networks a user signed in from', () => {
+  it('are kept in storage: every instance (a restart too) puts the user first there, not elsewhere, until the user is deleted', async () => {
+    const storage = createStorage({ main: new Keyv() });
+    await storage.insertAccount({ name: 'acme', plan: 'default', created_at: new Date().toISOString() });
+    const lanes: boolean[] = [];
+    class Watched extends PasswordWork {
+      override signIn<T>(known: boolean, network: string, hash: () => Promise<T>): Promise<T> {
+        lanes.push(known);
+        return super.signIn(known, network, hash);
+      }
+    }
+    const instance = () => createConsoleService(storage, { passwordWork: new Watched() });
+    const { password } = await instance().createUser({ account: 'acme', name: 'hal' });
+    const home = { address: '203.0.113.5', network: '203.0.113.5' };
+    expect(await instance().signIn('hal', password, home)).toBeDefined();
+    expect(await instance().signIn('hal', 'wrong password', home)).toBeUndefined();
+    expect(await instance().signIn('hal', password, { address: '198.51.100.7', network: '198.51.100.7' })).toBeDefined();
+    // An unknown name is read the same way, and never first.
+    expect(await instance().signIn('nobody', password, home)).toBeUndefined();
+    expect(lanes).toEqual([false, true, false, false]);
+    expect((await storage.getSignedInFrom('hal')).map((n) => n.network)).toEqual(['198.51.100.7', '203.0.113.5']);
+
+    await instance().deleteUser('hal', 'hal');
+    const again = await instance().createUser({ account: 'acme', name: 'hal' });
+    lanes.length = 0;
+    expect(await instance().signIn('hal', again.password, home)).toBeDefined();
+    expect(lanes).toEqual([false]);
   });
 });
 

@@ -6,20 +6,15 @@
  *
  * So at most `concurrency` hashes run at once (one: three threads stay for everything else), and
  * the attempts waiting for their turn are served in two lanes:
- * - first, a user signing in from a network where that user has signed in before (remembered by
- *   this process for 30 days), and an operator setting a password: the real user, who knows the
- *   password, does not queue behind a guesser, who has never signed in;
+ * - first, a user signing in from a network where that user has signed in lately (the console
+ *   service keeps them in storage: every instance knows them, after a restart too), and an
+ *   operator setting a password: the real user, who knows the password, does not queue behind a
+ *   guesser, who has never signed in;
  * - then everyone else, one network at a time in turn (a network's burst waits behind the others),
  *   at most MAX_PER_NETWORK waiting per network and `maxWaiting` in all.
  * Past those bounds an attempt is refused at once (503 and Retry-After), never queued without end.
  */
 import { SignInBusyError } from '../model/index.js';
-import { BoundedMap } from '../limits/bounded-map.js';
-
-/** How long a successful sign-in makes its user's network a known one. */
-export const KNOWN_FOR_MS = 30 * 24 * 60 * 60 * 1000;
-/** Networks remembered (the oldest eighth forgotten past it). */
-const KNOWN_MAX = 10_000;
 /** Attempts one network may have waiting: as many as its rate limit admits in a minute (sign-in-guard.ts). */
 export const MAX_PER_NETWORK = 20;
 const RETRY_AFTER_SECONDS = 2;
@@ -29,7 +24,6 @@ export interface PasswordWorkOptions {
   concurrency?: number;
   /** Attempts of unknown networks waiting, in all. Default 32 (about 2 s of scrypt). */
   maxWaiting?: number;
-  now?: () => number;
 }
 
 type Task = () => void;
@@ -37,8 +31,6 @@ type Task = () => void;
 export class PasswordWork {
   readonly #concurrency: number;
   readonly #maxWaiting: number;
-  readonly #now: () => number;
-  readonly #known = new BoundedMap<string, number>(KNOWN_MAX);
   readonly #first: Task[] = [];
   /** The waiting attempts of each network, in turn order (Map order: the next network first). */
   readonly #byNetwork = new Map<string, Task[]>();
@@ -48,13 +40,11 @@ export class PasswordWork {
   constructor(options: PasswordWorkOptions = {}) {
     this.#concurrency = Math.max(1, options.concurrency ?? 1);
     this.#maxWaiting = Math.max(1, options.maxWaiting ?? 32);
-    this.#now = options.now ?? Date.now;
   }
 
-  /** Runs `hash` for a sign-in of `user` from `network` when its turn comes. */
-  signIn<T>(user: string, network: string, hash: () => Promise<T>): Promise<T> {
-    const since = this.#known.get(pairOf(user, network));
-    if (since !== undefined && this.#now() - since < KNOWN_FOR_MS) return this.#enqueue(hash, this.#first);
+  /** Runs `hash` for a sign-in from `network` when its turn comes; first when `known` (the user signed in from there lately). */
+  signIn<T>(known: boolean, network: string, hash: () => Promise<T>): Promise<T> {
+    if (known) return this.#enqueue(hash, this.#first);
     let line = this.#byNetwork.get(network);
     if (this.#waiting >= this.#maxWaiting || (line?.length ?? 0) >= MAX_PER_NETWORK) {
       return Promise.reject(new SignInBusyError(RETRY_AFTER_SECONDS));
@@ -67,13 +57,6 @@ export class PasswordWork {
   /** An operator's hash (a user made, a password set): first in line. */
   operator<T>(hash: () => Promise<T>): Promise<T> {
     return this.#enqueue(hash, this.#first);
-  }
-
-  /** `user` signed in from `network`: from now on its attempts there go first. */
-  succeeded(user: string, network: string): void {
-    const pair = pairOf(user, network);
-    this.#known.delete(pair); // to the back: the oldest pairs are the ones forgotten
-    this.#known.set(pair, this.#now());
   }
 
   /** Attempts waiting (tests, metrics). */
@@ -119,9 +102,4 @@ export class PasswordWork {
     }
     return undefined;
   }
-}
-
-/** A network never holds a newline: the pair's key is unambiguous. */
-function pairOf(user: string, network: string): string {
-  return `${user}\n${network}`;
 }

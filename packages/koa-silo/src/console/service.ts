@@ -4,7 +4,7 @@
  * deletion ends it everywhere at its next request). No HTTP here.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { type AuditActor, auditEntryOf, type AuditSource, BadRequestError, type Clock, ConflictError, isoTime, NotFoundError, PROGRAM_ACTOR, type StoredUser, systemClock, type UserInfo } from '../model/index.js';
+import { type AuditActor, auditEntryOf, type AuditSource, BadRequestError, type Clock, ConflictError, isoTime, type KnownNetwork, NotFoundError, PROGRAM_ACTOR, type StoredUser, systemClock, type UserInfo } from '../model/index.js';
 import { userNameProblem } from '../schemas/names.js';
 import type { SiloStorage } from '../storage/index.js';
 import { BoundedMap } from '../limits/bounded-map.js';
@@ -15,6 +15,11 @@ import { generatePassword, hashPassword, verifyPassword } from './passwords.js';
 export const SESSION_IDLE_MS = 12 * 3_600_000;
 /** A session's last use is written at most this often (not on every request). */
 const TOUCH_EVERY_MS = 60_000;
+
+/** How long a sign-in from a network makes that network first in line for the user (password-work.ts). */
+export const KNOWN_FOR_MS = 30 * 24 * 3_600_000;
+/** Networks kept per user, the latest. */
+const KNOWN_PER_USER = 8;
 
 /** A user's failed sign-ins make at most one audit entry this often (see recordFailure). */
 export const FAILED_ENTRY_EVERY_MS = 10_000;
@@ -75,6 +80,13 @@ export function createConsoleService(storage: SiloStorage, options: ConsoleServi
   const recording = new Set<Promise<unknown>>();
   const asUser = (user: string, address: string | null | undefined): AuditSource => ({ actor: { type: 'console', name: user }, address: address ?? null });
 
+  /** Keeps `network` first among the networks `user` signed in from lately (its next sign-ins there go first). */
+  async function remember(user: string, network: string, before: readonly KnownNetwork[], at: number): Promise<void> {
+    const kept = before.filter((n) => n.network !== network && at - n.at < KNOWN_FOR_MS).slice(0, KNOWN_PER_USER - 1);
+    // Not worth a failed sign-in: the next one from here is only not first in line.
+    await storage.putSignedInFrom(user, [{ network, at }, ...kept]).catch((error: unknown) => options.onError?.('silo: a sign-in\'s network could not be remembered', error));
+  }
+
   /** Each user's last failed-sign-in entry of this process, and the failures since left out. */
   const failedEntries = new BoundedMap<string, { at: number; leftOut: number }>(10_000);
 
@@ -128,13 +140,17 @@ export function createConsoleService(storage: SiloStorage, options: ConsoleServi
     },
 
     async signIn(name, password, from) {
-      const user = name.length <= 64 && password.length <= MAX_PASSWORD ? await storage.getUser(name) : undefined;
-      // The same scrypt work whether or not the user exists: the answer's timing tells nothing.
+      const plausible = name.length <= 64 && password.length <= MAX_PASSWORD;
+      // Read whether or not the user exists (the same reads for a name nobody has): the answer's
+      // timing tells nothing, nor does the scrypt work below, the same for both.
+      const [user, signedInFrom] = plausible ? await Promise.all([storage.getUser(name), storage.getSignedInFrom(name)]) : [undefined, []];
       const network = from?.network ?? from?.address ?? '';
-      const matches = await passwords.signIn(name, network, () => verifyPassword(password.slice(0, MAX_PASSWORD), user?.hash));
+      const asked = now();
+      const known = user !== undefined && signedInFrom.some((n) => n.network === network && asked - n.at < KNOWN_FOR_MS);
+      const matches = await passwords.signIn(known, network, () => verifyPassword(password.slice(0, MAX_PASSWORD), user?.hash));
       if (user && !matches) recordFailure(user, from?.address);
       if (!user || !matches) return undefined;
-      passwords.succeeded(user.name, network);
+      await remember(user.name, network, signedInFrom, asked);
       const token = randomBytes(32).toString('base64url');
       const at = now();
       const session = { user: user.name, account: user.account, user_created_at: user.created_at, created_at: isoTime(at), seen_at: at };

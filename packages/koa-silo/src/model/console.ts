@@ -16,6 +16,12 @@ export interface StoredUser {
 export type UserInfo = Omit<StoredUser, 'hash'>;
 
 /** A signed-in session, stored under the SHA-256 of its token (the cookie's value). */
+/** A client network (an IPv4 address, an IPv6 /64) a user signed in from, and when last (epoch ms). */
+export interface KnownNetwork {
+  network: string;
+  at: number;
+}
+
 export interface ConsoleSession {
   user: string;
   account: string;

@@ -3,7 +3,7 @@
  * the directory, changed together), and one record per session under the hash of its token.
  */
 import { parseOr } from './stored-json.js';
-import type { ConsoleSession, StoredUser } from '../model/index.js';
+import type { ConsoleSession, KnownNetwork, StoredUser } from '../model/index.js';
 import type { ConsoleRecords } from './types.js';
 import type { AuditStorage } from './audit-records.js';
 import type { KeyvTextStore } from './keyv-text-store.js';
@@ -45,7 +45,13 @@ export function createConsoleRecords({ main, keys, readModifyWrite, audit }: Dep
         const user = JSON.parse(existing) as StoredUser;
         const names = parseOr<string[]>(list, []).filter((n) => n !== name);
         const recorded = audit.auditWrites(entryOf?.(user), 'directory');
-        return { result: user, set: [[keys.users(), JSON.stringify(names)], ...recorded.set], delete: [keys.user(name)], indexAdd: recorded.indexAdd, auditAdd: recorded.auditAdd };
+        return {
+          result: user,
+          set: [[keys.users(), JSON.stringify(names)], ...recorded.set],
+          delete: [keys.user(name), keys.signedInFrom(name)],
+          indexAdd: recorded.indexAdd,
+          auditAdd: recorded.auditAdd,
+        };
       });
     },
 
@@ -53,6 +59,14 @@ export function createConsoleRecords({ main, keys, readModifyWrite, audit }: Dep
       const names = parseOr<string[]>(await main.get(keys.users()), []);
       const texts = await main.getMany(names.map((name) => keys.user(name)));
       return texts.flatMap((text) => (text === undefined ? [] : [JSON.parse(text) as StoredUser]));
+    },
+
+    async getSignedInFrom(name) {
+      return parseOr<KnownNetwork[]>(await main.get(keys.signedInFrom(name)), []);
+    },
+
+    async putSignedInFrom(name, networks) {
+      await main.set(keys.signedInFrom(name), JSON.stringify(networks));
     },
 
     async getSession(hash) {

@@ -21,6 +21,7 @@
  *   <p>:user:<name>             a console user (StoredUser JSON: the password's scrypt hash)
  *   <p>:users                   JSON array of console user names
  *   <p>:session:<sha256 hex>    a console session, by the hash of its token
+ *   <p>:signed-in-from:<name>   JSON array of the networks a console user signed in from lately
  *   <p>:audit:<account>         sorted index of the account's audit entries, newest first (audit-records.ts)
  *   <p>:audit-silo:<account>:<uuid>    ... of one silo's entries
  *   <p>:audit-actor:<account>:<actor>  ... of one actor name's entries
@@ -83,6 +84,8 @@ export interface StorageKeys {
   delivery(account: string, id: string): string;
   deliveries(account: string, webhook: string): string;
   user(name: string): string;
+  /** The networks a console user signed in from lately (password-work.ts: they go first). */
+  signedInFrom(name: string): string;
   users(): string;
   session(hash: string): string;
   /** How to find every blob of `region` (for the orphan sweep). */
@@ -156,6 +159,7 @@ export function storageKeys(prefix: string = DEFAULT_PREFIX, clustered = false):
     delivery: (account, id) => `${of(account)}delivery:${id}`,
     deliveries: (account, webhook) => (clustered ? `${of(account)}deliveries:${webhook}` : `${prefix}:deliveries:${enc(account)}:${webhook}`),
     user: (name) => `${dir}user:${enc(name)}`,
+    signedInFrom: (name) => `${dir}signed-in-from:${enc(name)}`,
     users: () => `${dir}users`,
     session: (hash) => `${dir}session:${hash}`,
     audit(account) {

@@ -2,7 +2,7 @@
  * What the storage facade stores and the capabilities it offers the service layer.
  * The service layer composes these into the contract's rules; nothing here knows those rules.
  */
-import type { Account, AuditEntry, ConsoleSession, DeliveryAttempt, KeyInfo, NewAuditEntry, PendingDelivery, Region, SiloRecord, StoredUser, StoredWebhook, VersionInfo } from '../model/index.js';
+import type { Account, AuditEntry, ConsoleSession, DeliveryAttempt, KeyInfo, KnownNetwork, NewAuditEntry, PendingDelivery, Region, SiloRecord, StoredUser, StoredWebhook, VersionInfo } from '../model/index.js';
 
 /** A key as stored: its public facts plus the SHA-256 (hex) of its value. Never the value. */
 export interface StoredKey extends KeyInfo {
@@ -249,6 +249,9 @@ export interface ConsoleRecords {
   /** Removes the user; `audit` (made from the user removed) is committed with it. */
   removeUser(name: string, audit?: (user: StoredUser) => NewAuditEntry): Promise<StoredUser | undefined>;
   listUsers(): Promise<StoredUser[]>;
+  /** The networks user `name` signed in from lately ([] when none, or no such user). */
+  getSignedInFrom(name: string): Promise<KnownNetwork[]>;
+  putSignedInFrom(name: string, networks: readonly KnownNetwork[]): Promise<void>;
   getSession(hash: string): Promise<ConsoleSession | undefined>;
   /** Stores a session; `audit` (a sign-in) is committed with it. */
   putSession(hash: string, session: ConsoleSession, audit?: NewAuditEntry): Promise<void>;
