@@ -67,8 +67,9 @@ function sqliteTransport(db: Database.Database): BusTransport {
     },
 
     async listen(hear) {
-      // The cursor first, then the row that makes others write: nothing committed in between is lost,
-      // since nobody writes an event for this process before its row is there.
+      // The cursor first, then the row that makes every process write its events: nothing
+      // committed in between is lost, since no event is written for this process before its row.
+      // (The row stays while the process lives, subscribers or not: SharedBus listens on.)
       let seen = lastId.get() ?? 0;
       db.transaction(() => register.run(self, Date.now() + LISTENER_TTL_MS)).immediate();
       let renewedAt = Date.now();

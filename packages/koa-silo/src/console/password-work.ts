@@ -15,6 +15,7 @@
  * Past those bounds an attempt is refused at once (503 and Retry-After), never queued without end.
  */
 import { SignInBusyError } from '../model/index.js';
+
 /** Attempts one network may have waiting: as many as its rate limit admits in a minute (sign-in-guard.ts). */
 export const MAX_PER_NETWORK = 20;
 const RETRY_AFTER_SECONDS = 2;
