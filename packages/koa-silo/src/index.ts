@@ -207,6 +207,7 @@ export { LocalBus } from './events/local-bus.js';
 export { SharedBus } from './events/shared-bus.js';
 export type { EventBus, EventListener, SiloEvent, SiloEventType } from './model/index.js';
 export { SESSION_IDLE_MS, type ConsoleService, type SignedIn } from './console/service.js';
+export { isPasswordHash } from './console/passwords.js';
 export type { UserInfo } from './model/index.js';
 export type { AuditService } from './audit/index.js';
 export type { SiloMetrics } from './metrics/index.js';

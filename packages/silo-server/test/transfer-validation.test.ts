@@ -37,7 +37,7 @@ function exportText(change: { account?: string; plan?: string; data?: string; uu
       'webhook',
       { record: 'webhook', id: 'wh_abcdefghijklmnop', account, url: 'https://hooks.example.test/in', events: ['silo.updated'], silos: [uuid], created_at: T, disabled: false, failing_since: null, secret: `whsec_${Buffer.alloc(24, 7).toString('base64')}` },
     ],
-    ['user', { record: 'user', name: 'ann', account, hash: 'scrypt$32768$8$1$c2FsdHNhbHQ$aGFzaGhhc2g', created_at: T }],
+    ['user', { record: 'user', name: 'ann', account, hash: 'scrypt$32768$8$1$BwcHBwcHBwcHBwcHBwcHBw$CQkJCQkJCQkJCQkJCQkJCQkJCQkJCQkJCQkJCQkJCQk', created_at: T }],
     ['silo', { record: 'silo', file_uuid: uuid, file_name: 'todos', region_name: 'api', is_public: false, created_at: T, updated_at: T, account, size, version: 1, etag: ETAG, oldest: 1 }],
     ['version', { record: 'version', file_uuid: uuid, version: 1, updated_at: T, file_name: 'todos', is_public: false, region_name: 'api', size, etag: ETAG, data }],
     ['counts', { record: 'counts', accounts: 1, keys: 1, silos: 1, versions: 1, webhooks: 1, users: 1 }],
@@ -114,6 +114,11 @@ describe('silo import checks each record as the API would', () => {
     await refused(at('key', { silos: ['NOT-A-UUID'] }), /line 3: the access key "reader" of account "acme": the key names "NOT-A-UUID", not a silo's file_uuid/);
     await refused(at('key', { type: 'access', duration: '7d' }), /line 3: .*an access key with a duration or expiry/);
     await refused(at('user', { name: 'ann marie' }), /^silo import: line 5: console user name "ann marie": A user name is/);
+    // Hashes whose parameters scrypt refuses or takes minutes over (every sign-in was a 500), or too weak to protect.
+    const user = (JSON.parse(exportText().trimEnd().split('\n')[4]!) as { hash: string }).hash.split('$');
+    for (const [n, r, p] of [['1073741824', '8', '1'], ['32768', '8', '1000000'], ['2', '8', '1'], ['32769', '8', '1']]) {
+      await refused(at('user', { hash: ['scrypt', n, r, p, user[4], user[5]].join('$') }), /^silo import: line 5: .*hash/);
+    }
     await refused(at('webhook', { silos: ['x'] }), /^silo import: line 4: webhook "wh_abcdefghijklmnop" of account "acme": the webhook names "x", not a silo's file_uuid/);
     await refused(at('webhook', { url: 'https://user:pw@hooks.example.test/' }), /line 4: webhook .*: webhook url: URL must not contain a username or password/);
     await refused(at('webhook', { id: '../../x' }), /line 4: webhook "..\/..\/x" of account "acme": webhook id/);

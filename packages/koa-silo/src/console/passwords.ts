@@ -23,13 +23,28 @@ export async function hashPassword(password: string): Promise<string> {
   return ['scrypt', COST.N, COST.r, COST.p, salt.toString('base64url'), key.toString('base64url')].join('$');
 }
 
-/** Whether `password` matches `stored`; with no stored hash, the same work and false. */
+const HASH = /^scrypt\$([1-9][0-9]{0,9})\$([1-9][0-9]{0,2})\$([1-9][0-9]{0,2})\$([A-Za-z0-9_-]{22,})\$([A-Za-z0-9_-]{43})$/;
+
+/**
+ * Whether `stored` is a hash this module can verify, at a cost it may take: N a power of two from
+ * 2^14 (weaker is no protection) with 128·N·r within MAX_MEMORY, p at most 4, a salt of 16 bytes
+ * or more, a 32-byte hash. An imported record with other parameters is refused at import; one
+ * that got into storage otherwise never matches (scrypt would refuse it, or take minutes).
+ */
+export function isPasswordHash(stored: string): boolean {
+  const m = HASH.exec(stored);
+  if (!m) return false;
+  const [n, r, p] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  return n >= 2 ** 14 && (n & (n - 1)) === 0 && 128 * n * r <= MAX_MEMORY && p <= 4;
+}
+
+/** Whether `password` matches `stored`; with no stored hash, or one it cannot verify, the same work and false. */
 export async function verifyPassword(password: string, stored: string | undefined): Promise<boolean> {
-  const [scheme, n, r, p, salt, hash] = (stored ?? DUMMY).split('$');
-  if (scheme !== 'scrypt' || !salt || !hash) return false;
-  const expected = Buffer.from(hash, 'base64url');
-  const key = await scrypt(password, Buffer.from(salt, 'base64url'), { N: Number(n), r: Number(r), p: Number(p) });
-  return stored !== undefined && key.length === expected.length && timingSafeEqual(key, expected);
+  const usable = stored !== undefined && isPasswordHash(stored);
+  const [, n, r, p, salt, hash] = (usable ? stored : DUMMY).split('$');
+  const expected = Buffer.from(hash!, 'base64url');
+  const key = await scrypt(password, Buffer.from(salt!, 'base64url'), { N: Number(n), r: Number(r), p: Number(p) });
+  return usable && key.length === expected.length && timingSafeEqual(key, expected);
 }
 
 /** A password for people to copy: 20 characters of base64url (120 bits). */
