@@ -74,6 +74,9 @@ export async function runExport(options: ExportOptions, io: TransferIo): Promise
       } catch (error) {
         progress.stop();
         if (partial !== undefined) {
+          // A write still queued fails once the stream is destroyed, as an 'error' event: heard
+          // here (the file goes anyway), not left to end the command with a stack trace.
+          output.on('error', () => undefined);
           output.destroy();
           fs.rmSync(partial, { force: true });
         }
