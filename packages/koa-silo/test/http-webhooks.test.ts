@@ -310,3 +310,34 @@ describe('webhooks: retry now', () => {
     expect((await h.client.request(`/api/v1/manage/webhooks/${made.json.id}/retry`, { method: 'POST', headers: manage(bob) })).status).toBe(404);
   });
 });
+
+describe('webhooks: shared fairly, at the receivers\' pace', () => {
+  it("one account's hanging receiver keeps no other account's delivery waiting, and fast receivers are not held to rounds", async () => {
+    const hanging: http.ServerResponse[] = [];
+    const hang = http.createServer((_req, res) => void hanging.push(res));
+    await new Promise<void>((resolve) => hang.listen(0, '127.0.0.1', resolve));
+    const fast = await receiver();
+    // A second of polling and a 3 s attempt limit: a round-based worker would hold every slot 3 s.
+    const h = await startSilo({ webhooks: { allowPrivate: true, maxPerAccount: 10, timing: { ...TIMING, pollMs: 1000, timeoutMs: 3000 } } });
+    try {
+      const slow = await h.account('slow');
+      const quick = await h.account('quick');
+      const hook = (account: Account, url: string) =>
+        h.client.request('/api/v1/manage/webhooks', { method: 'POST', headers: manage(account), body: { url, events: ['silo.created'] } });
+      // The slow account is hooked first, with ten webhooks to a receiver that never answers.
+      for (let i = 0; i < 10; i++) expect((await hook(slow, `http://127.0.0.1:${(hang.address() as AddressInfo).port}/hang${i}`)).status).toBe(201);
+      expect((await hook(quick, fast.url)).status).toBe(201);
+      for (let i = 0; i < 3; i++) await h.create(slow, { file_name: `s${i}`, file_data: {} }); // 30 deliveries due, all hanging
+      await new Promise((resolve) => setTimeout(resolve, 1200)); // every slot it may take is taken
+      for (let i = 0; i < 20; i++) await h.create(quick, { file_name: `q${i}`, file_data: {} });
+      // Twenty deliveries within 2.5 s: a round-based worker held them behind rounds of 3 s each.
+      await fast.until(20, 2500);
+    } finally {
+      for (const res of hanging) res.destroy();
+      hang.closeAllConnections();
+      hang.close();
+      await fast.close();
+      await h.close();
+    }
+  }, 20_000);
+});

@@ -1,10 +1,16 @@
 /**
- * Delivers the outbox (contract §12). Every `pollMs`, for each account with webhooks, it reads the
- * deliveries due, claims each one (its entry rewritten, by compare-and-swap, to lapse after one
- * attempt's time limit), POSTs it signed, and settles it: removed once delivered (or given up),
- * else due again after an exponential backoff with jitter. A claim makes every instance but one
- * skip the delivery while it is attempted; a claim whose instance died lapses, and the delivery
- * is attempted again, with the same `webhook-id`.
+ * Delivers the outbox (contract §12). Every `pollMs`, and whenever an attempt ends, it reads the
+ * deliveries due of each account with webhooks, claims some (each entry rewritten, by
+ * compare-and-swap, to lapse after one attempt's time limit), POSTs them signed, and settles each:
+ * removed once delivered (or given up), else due again after an exponential backoff with jitter.
+ * A claim makes every instance but one skip the delivery while it is attempted; a claim whose
+ * instance died lapses, and the delivery is attempted again, with the same `webhook-id`.
+ *
+ * Attempts run in CONCURRENCY slots, each refilled as soon as its attempt ends (not a round that
+ * waits for its slowest receiver, then a second): delivery keeps pace with the receivers. The
+ * slots are shared fairly: accounts are claimed from in turn, one delivery each per pass, and one
+ * account holds at most PER_ACCOUNT of them, so an account whose receiver hangs (10 s a try) never
+ * keeps another account's deliveries waiting (5.5 minutes before, behind five writes).
  *
  * An endpoint that fails every attempt for `disableAfterMs` is disabled (its deliveries dropped).
  */
@@ -14,9 +20,11 @@ import type { SiloStorage } from '../storage/index.js';
 import { postWebhook } from './post.js';
 import { signatureHeaders } from './signature.js';
 
-/** Deliveries read per account per round, and attempted at once per round. */
+/** Deliveries read per account per pass. */
 const BATCH = 20;
-const CONCURRENCY = 8;
+/** Attempts under way at once, and at most per account. */
+const CONCURRENCY = 16;
+const PER_ACCOUNT = 4;
 /** Time a claim keeps beyond one attempt's limit (settling it, a slow store). */
 const CLAIM_SLACK_MS = 5_000;
 
@@ -45,34 +53,65 @@ export function startDeliveryWorker(options: WorkerOptions): DeliveryWorker {
   const { storage, timing, logger } = options;
   const now = options.now ?? Date.now;
   let stopped = false;
-  let round: Promise<void> | undefined;
   let timer: NodeJS.Timeout | undefined;
 
-  /** Claims what is due: the claimed deliveries with their webhook and the text they were claimed as. */
-  async function claimDue(): Promise<{ delivery: PendingDelivery; text: string; hook: StoredWebhook }[]> {
-    const claimed: { delivery: PendingDelivery; text: string; hook: StoredWebhook }[] = [];
-    for (const account of await storage.hookedAccounts()) {
+  type Claimed = { delivery: PendingDelivery; text: string; hook: StoredWebhook };
+  /** Attempts under way, by account. */
+  const busy = new Map<string, number>();
+  let running = 0;
+  /** Where the next pass starts in the list of accounts: each account leads in turn. */
+  let turn = 0;
+  /** Whether the last pass left deliveries due (or accounts unread): a slot that frees looks again at once. */
+  let moreDue = false;
+
+  /**
+   * Claims what is due, up to the free slots: the accounts in turn, one delivery each per go
+   * around, none past PER_ACCOUNT under way.
+   */
+  async function claimDue(): Promise<Claimed[]> {
+    const claimed: Claimed[] = [];
+    moreDue = false;
+    const free = () => CONCURRENCY - running - claimed.length;
+    const taken = (account: string) => (busy.get(account) ?? 0) + claimed.filter((c) => c.delivery.account === account).length;
+    const accounts = await storage.hookedAccounts();
+    const first = accounts.length === 0 ? 0 : turn++ % accounts.length;
+    const lines: { account: string; hooks: Map<string, StoredWebhook>; due: { delivery: PendingDelivery; text: string }[] }[] = [];
+    for (const account of [...accounts.slice(first), ...accounts.slice(0, first)]) {
+      // Not read now (the slots are full, or its share is): perhaps due, looked at once a slot frees.
+      if (free() <= 0 || taken(account) >= PER_ACCOUNT) {
+        moreDue = true;
+        continue;
+      }
       const hooks = new Map((await storage.listWebhooks(account)).map((h) => [h.id, h]));
       const pending = await storage.pendingDeliveries(account, BATCH);
       if (hooks.size === 0 && pending.length === 0) {
         await storage.unhookIfIdle(account);
         continue;
       }
-      for (const { delivery, text } of pending) {
-        if (claimed.length >= CONCURRENCY) return claimed;
-        const at = now();
-        // Ascending by due time: the rest are later still.
-        if (delivery.due > at) break;
-        const hook = hooks.get(delivery.webhook);
+      const at = now();
+      const due = pending.filter((p) => p.delivery.due <= at);
+      if (due.length > 0) lines.push({ account, hooks, due });
+    }
+    for (let progress = true; progress && free() > 0; ) {
+      progress = false;
+      for (const line of lines) {
+        if (free() <= 0) break;
+        if (taken(line.account) >= PER_ACCOUNT) continue;
+        const next = line.due.shift();
+        if (!next) continue;
+        progress = true;
+        const { delivery, text } = next;
+        const hook = line.hooks.get(delivery.webhook);
         if (!hook || hook.disabled) {
           // Its webhook was removed or disabled: nothing will ever deliver it.
-          if (await storage.replaceDelivery(account, delivery.id, text, undefined)) options.onOutcome?.('dropped');
+          if (await storage.replaceDelivery(line.account, delivery.id, text, undefined)) options.onOutcome?.('dropped');
           continue;
         }
-        const claim: PendingDelivery = { ...delivery, due: at + timing.timeoutMs + CLAIM_SLACK_MS, claimed: true };
-        if (await storage.replaceDelivery(account, delivery.id, text, claim)) claimed.push({ delivery, text: JSON.stringify(claim), hook });
+        const claim: PendingDelivery = { ...delivery, due: now() + timing.timeoutMs + CLAIM_SLACK_MS, claimed: true };
+        if (await storage.replaceDelivery(line.account, delivery.id, text, claim)) claimed.push({ delivery, text: JSON.stringify(claim), hook });
       }
     }
+    if (lines.some((line) => line.due.length > 0)) moreDue = true;
     return claimed;
   }
 
@@ -108,37 +147,89 @@ export function startDeliveryWorker(options: WorkerOptions): DeliveryWorker {
     });
   }
 
-  async function runRound(): Promise<void> {
-    const claimed = await claimDue();
-    await Promise.all(
-      claimed.map((c) =>
-        attempt(c).catch((error: unknown) => logger.error('silo: a webhook delivery could not be settled; it is attempted again', error)),
-      ),
-    );
+  /** Attempts under way (stop waits for them). */
+  const attempts = new Set<Promise<void>>();
+
+  /** Attempts `claimed` in its slot; when it ends, the slot is filled again at once. */
+  function start(claimed: Claimed): Promise<void> {
+    const account = claimed.delivery.account;
+    running++;
+    busy.set(account, (busy.get(account) ?? 0) + 1);
+    const attempted: Promise<void> = attempt(claimed)
+      .catch((error: unknown) => logger.error('silo: a webhook delivery could not be settled; it is attempted again', error))
+      .finally(() => {
+        attempts.delete(attempted);
+        running--;
+        const left = (busy.get(account) ?? 1) - 1;
+        if (left > 0) busy.set(account, left);
+        else busy.delete(account);
+        refill();
+      });
+    attempts.add(attempted);
+    return attempted;
   }
 
-  /** Whether the last round failed (a storage outage is logged once, not every poll). */
+  /** Whether the last pass failed (a storage outage is logged once, not every poll). */
   let failing = false;
-  const runOnce = (): Promise<void> => {
-    if (round) return round;
-    const running = runRound()
-      .then(() => {
+  /** One pass at a time: what it claimed is under way once it resolves. */
+  let pass: Promise<Promise<void>[]> | undefined;
+  let again = false;
+
+  /** Claims what is due into the free slots; resolves to the attempts started. */
+  function claimPass(): Promise<Promise<void>[]> {
+    if (pass) {
+      again = true;
+      return pass.then(() => []);
+    }
+    const current = (async () => {
+      if (stopped || running >= CONCURRENCY) return [];
+      try {
+        const claimed = await claimDue();
         failing = false;
-      })
-      .catch((error: unknown) => {
+        return claimed.map(start);
+      } catch (error) {
         if (!failing) logger.error('silo: the webhook outbox could not be read; retrying', error);
         failing = true;
-      })
-      .finally(() => {
-        round = undefined;
-      });
-    round = running;
-    return running;
+        return [];
+      }
+    })().finally(() => {
+      pass = undefined;
+      if (again) {
+        // A pass was asked for while this one ran: what it would have seen may be due now.
+        again = false;
+        moreDue = true;
+        refill();
+      }
+    });
+    pass = current;
+    return current;
+  }
+
+  /**
+   * Fills freed slots soon (in the next turn: a burst of attempts ending makes one pass), when the
+   * last pass left something due; else the next poll looks.
+   */
+  let refilling = false;
+  function refill(): void {
+    if (refilling || stopped || !moreDue) return;
+    refilling = true;
+    setImmediate(() => {
+      refilling = false;
+      void claimPass();
+    });
+  }
+
+  /** One pass now, and its attempts awaited (tests; the timer and ending attempts run passes by themselves). */
+  const runOnce = async (): Promise<void> => {
+    await Promise.all(await claimPass());
   };
 
   const schedule = () => {
     if (stopped) return;
-    timer = setTimeout(() => void runOnce().finally(schedule), timing.pollMs);
+    timer = setTimeout(() => {
+      void claimPass();
+      schedule();
+    }, timing.pollMs);
     timer.unref();
   };
   schedule();
@@ -148,7 +239,8 @@ export function startDeliveryWorker(options: WorkerOptions): DeliveryWorker {
     async stop() {
       stopped = true;
       clearTimeout(timer);
-      await round;
+      await pass;
+      await Promise.all(attempts);
     },
   };
 }
