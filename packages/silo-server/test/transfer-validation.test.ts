@@ -63,6 +63,16 @@ async function refused(text: string, message: RegExp | string, env: Record<strin
   expect(got.rows).toBe(0);
 }
 
+describe('silo import reads a line only as long as a record can be', () => {
+  it('refuses a longer one, naming it, before holding it whole', async () => {
+    // With 1 000-byte silos a line is at most 8 × 1 000 characters and 1 MiB: 2 MB is none of Silo's.
+    const lines = exportText().split('\n');
+    lines[1] = `{"record":"account","name":"${'a'.repeat(2_000_000)}`;
+    await refused(lines.join('\n'), /^silo import: line 2 is longer than 1056576 characters, more than any record of an export can be/, { SILO_MAX_DATA_BYTES: '1000' });
+    await refused(lines.slice(0, 2).join('\n'), /line 2 is longer than/, { SILO_MAX_DATA_BYTES: '1000' }); // without a line end
+  });
+});
+
 describe('silo import checks each record as the API would', () => {
   it('imports the valid file (the control)', async () => {
     const got = await importInto(exportText());

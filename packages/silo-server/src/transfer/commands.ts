@@ -117,8 +117,11 @@ export async function runImport(options: ImportOptions, io: TransferIo): Promise
   const opened = await openStorage(options.locations, options.sqliteSynchronous);
   io.stderr(`${label}: ${storeLine(main, missing)}\n`);
   try {
-    const rules = recordRules({ plans: plansOf(options.plans) });
-    return await failingAs(() => importLines(opened.storage, readLines(input), { rules, progress: progressFor(label, io.stderr, io.terminal), ...(io.signal ? { signal: io.signal } : {}) }));
+    const plans = plansOf(options.plans);
+    const rules = recordRules({ plans });
+    // A version's line holds its data as a JSON string: escaping takes a character at most 6.
+    const longestLine = 8 * Math.max(...Object.values(plans).map((plan) => plan.maxDataBytes)) + 1024 * 1024;
+    return await failingAs(() => importLines(opened.storage, readLines(input, longestLine), { rules, progress: progressFor(label, io.stderr, io.terminal), ...(io.signal ? { signal: io.signal } : {}) }));
   } finally {
     input.destroy();
     await opened.close();
