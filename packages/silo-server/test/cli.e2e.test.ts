@@ -50,6 +50,7 @@ describe('silo command', () => {
     expect(Date.parse(m.expires_at as string) - Date.parse(m.created_at as string)).toBe(90 * 86_400_000);
     expect(manage.stdout.trim().split('\n')).toHaveLength(1);
 
+    expect(access.code, access.stderr).toBe(0);
     const a = JSON.parse(access.stdout) as Record<string, unknown>;
     expect(a).toMatchObject({ type: 'access', name: 'reader', account: 'default', key: expect.stringMatching(/^silo_acc_/) });
     expect(a).not.toHaveProperty('expires_at');
@@ -85,6 +86,7 @@ describe('silo command', () => {
     }
     // Nothing was revoked by the refused commands.
     const list = await silo('keys', 'list', '--json');
+    expect(list.code, list.stderr).toBe(0);
     expect((JSON.parse(list.stdout) as Array<{ name: string }>).some((k) => k.name === 'reader')).toBe(true);
   }, 30_000);
 
