@@ -7,6 +7,7 @@
 import { type Account, type AuditActor, auditEntryOf, type AuditSource, BadRequestError, type Clock, ConflictError, type CreatedKey, type CreateKeyInput, DEFAULT_MAX_KEYS, DEFAULT_PLAN_NAME, isoTime, KEY_HEADER, KEY_PREFIX, type KeyInfo, type KeyType, MANAGE_KEY_DURATIONS, type ManageKeyDuration, MAX_KEY_SILOS, NotFoundError, type PlanLimits, type Plans, type Principal, systemClock, UnauthorizedError, ValidationError, withDefaultPlan , DEFAULT_PLAN, planNamed, PROGRAM_ACTOR } from '../model/index.js';
 import type { SiloStorage, StoredKey } from '../storage/index.js';
 import { generateKeyValue, hashKeyValue, MAX_KEY_VALUE_LENGTH } from './key-values.js';
+import { foreignSilos } from './foreign-silos.js';
 import { cachedPlanNames } from './plan-names.js';
 import { canonicalUuid } from './silo-ids.js';
 import { type AccountService } from './types.js';
@@ -87,20 +88,6 @@ export function createAccountService(storage: SiloStorage, options: AccountServi
     return account;
   }
 
-  /**
-   * A scoped key names silos of its account only: 422 silo_not_found for any other (as a
-   * webhook's filter), the same for a silo of another account and one that does not exist.
-   */
-  async function ownSilos(account: string, silos: readonly string[]): Promise<void> {
-    const uuids = silos.map((s) => canonicalUuid(s.trim())!);
-    const heads = await storage.getHeads(account, [...new Set(uuids)]);
-    const mine = new Set(heads.flatMap((head) => (head?.account === account ? [head.file_uuid] : [])));
-    const issues = uuids.flatMap((uuid, i) =>
-      mine.has(uuid) ? [] : [{ loc: ['body', 'silos', i], msg: 'No silo of this account has this file_uuid', type: 'silo_not_found' }],
-    );
-    if (issues.length > 0) throw new ValidationError(issues);
-  }
-
   return {
     async createAccount(name, plan = DEFAULT_PLAN_NAME) {
       checkAccountName(name);
@@ -149,7 +136,9 @@ export function createAccountService(storage: SiloStorage, options: AccountServi
       if (input.silos !== undefined) {
         if (type !== 'access') throw new BadRequestError('Only access keys are scoped to silos');
         stored.silos = scopeOf(input.silos);
-        await ownSilos(account, input.silos);
+        // Of its account only, as a webhook's filter: 422 silo_not_found for any other, or none.
+        const foreign = await foreignSilos(storage, account, input.silos.map((s) => s.trim()));
+        if (foreign.length > 0) throw new ValidationError(foreign);
       }
       const value = generateKeyValue(type);
       stored.hash = hashKeyValue(value);

@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { type AuditActor, auditEntryOf, type AuditSource, type Clock, type DeliveryAttempt, PROGRAM_ACTOR, isoTime, NotFoundError, type PendingDelivery, type SiloEvent, type StoredWebhook, systemClock, ValidationError, type ValidationIssue, type WebhookEventType, type WebhookInfo } from '../model/index.js';
-import { canonicalUuid } from '../service/silo-ids.js';
+import { foreignSilos } from '../service/foreign-silos.js';
 import type { SiloStorage } from '../storage/index.js';
 import { bareHostname, BlockedAddressError, REFUSED_RULE, resolveDeliveryAddress, webhookUrlProblem, type GuardOptions } from './address-guard.js';
 import { newMessageId, newWebhookSecret } from './signature.js';
@@ -77,22 +77,6 @@ async function resolvedProblem(url: string, guard: GuardOptions): Promise<string
   } finally {
     clearTimeout(timer);
   }
-}
-
-/**
- * The issues of listed silos that are not `account`'s: a webhook filtered to another account's silo
- * would only ever be a probe. A missing silo gets the same issue as another account's, so that the
- * answer never tells whether a silo exists to someone who may not see it (contract §3).
- */
-async function foreignSilos(storage: SiloStorage, account: string, silos: readonly string[]): Promise<ValidationIssue[]> {
-  // Only canonical uuids become storage keys; anything else names no silo (the programmatic API has no schema).
-  const uuids = silos.map((silo) => canonicalUuid(silo));
-  const wanted = uuids.filter((uuid): uuid is string => uuid !== undefined);
-  const heads = wanted.length === 0 ? [] : await storage.getHeads(account, wanted);
-  const mine = new Set(heads.flatMap((head) => (head?.account === account ? [head.file_uuid] : [])));
-  return uuids.flatMap((uuid, i) =>
-    uuid !== undefined && mine.has(uuid) ? [] : [{ loc: ['body', 'silos', i], msg: 'No silo of this account has this file_uuid', type: 'silo_not_found' }],
-  );
 }
 
 function infoOf(hook: StoredWebhook): WebhookInfo {

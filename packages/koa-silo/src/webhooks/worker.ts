@@ -115,7 +115,7 @@ export function startDeliveryWorker(options: WorkerOptions): DeliveryWorker {
     return claimed;
   }
 
-  async function attempt({ delivery, text, hook }: { delivery: PendingDelivery; text: string; hook: StoredWebhook }): Promise<void> {
+  async function attempt({ delivery, text, hook }: Claimed): Promise<void> {
     const started = now();
     // Receivers check the timestamp against their own clock (±5 min): real time, whatever `now` is.
     const headers = signatureHeaders(hook.secret, delivery.id, Math.floor(Date.now() / 1000), delivery.body);
