@@ -5,18 +5,15 @@
  */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { createClient } from '@keyv/redis';
+import { freeClusterNodePort } from './ports.js';
 import { spawnTracked, type Spawned } from './processes.js';
 import { haveRedisServer } from './redis-server.js';
 
 const run = promisify(execFile);
-
-/** Redis's cluster bus listens on the client port + 10000. */
-const BUS_OFFSET = 10_000;
 
 export interface OwnCluster {
   /** The URL of one node (Silo finds the others). */
@@ -26,23 +23,6 @@ export interface OwnCluster {
   flush(): Promise<void>;
   /** Stop the nodes and remove their directory. */
   dispose(): Promise<void>;
-}
-
-function listenable(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const server = net.createServer();
-    server.once('error', () => resolve(false));
-    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-  });
-}
-
-/** A port free now whose cluster-bus port is free too. */
-async function freeNodePort(taken: Set<number>): Promise<number> {
-  for (;;) {
-    const port = 20_000 + Math.floor(Math.random() * 30_000);
-    if (taken.has(port) || taken.has(port + BUS_OFFSET)) continue;
-    if ((await listenable(port)) && (await listenable(port + BUS_OFFSET))) return port;
-  }
 }
 
 async function command(port: number, args: string[]): Promise<unknown> {
@@ -73,9 +53,8 @@ export async function startOwnCluster(masters = 3): Promise<OwnCluster> {
     fs.rmSync(dir, { recursive: true, force: true });
   };
   try {
-    const taken = new Set<number>();
     while (ports.length < masters) {
-      const port = await freeNodePort(taken);
+      const port = await freeClusterNodePort();
       const nodeDir = path.join(dir, String(port));
       fs.mkdirSync(nodeDir);
       const proc = spawnTracked('redis-server', [
@@ -94,12 +73,10 @@ export async function startOwnCluster(masters = 3): Promise<OwnCluster> {
       } catch {
         // Taken between the check and the bind: another port.
         await proc.stop();
-        taken.add(port);
         continue;
       }
       procs.push(proc);
       ports.push(port);
-      taken.add(port).add(port + BUS_OFFSET);
     }
     await run('redis-cli', ['--cluster', 'create', ...ports.map((p) => `127.0.0.1:${p}`), '--cluster-replicas', '0', '--cluster-yes'], {
       timeout: 20_000,
