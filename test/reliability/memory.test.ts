@@ -2,11 +2,13 @@
  * Memory under large data (issue 10, item 3), against a real `silo serve` on SQLite with its
  * default memory budget (512 MiB): 80 dense 10 MB silos (`[{},{},...]`: 21 bytes of V8 heap per
  * byte of text, 213 MB parsed) read with parameters (`?idx=0`, so each read needs the parsed data),
- * plus 20 concurrent 10 MB uploads of the same shape. The server's RSS, sampled from /proc every
- * 50 ms, stays under 1 GB (it reached 3.4 GB before the budget); every heavy request is answered
+ * plus 20 concurrent 10 MB uploads of the same shape by another account. The server's RSS, sampled
+ * from /proc every 50 ms, stays under 1 GB (it reached 3.4 GB before the budget); every heavy request is answered
  * (200/201, or 503 with Retry-After while the budget is full, which the clients here honour and
  * retry until a deadline) and some of each are served; tiny reads on another connection keep
- * answering meanwhile.
+ * answering meanwhile. Fair shares (the worker pool's turns, half of a memory gate at most) are
+ * between accounts, not between kinds of work: one account's uploads beside its own 80 reads were
+ * served 0 to 10 of 20, at random; another account's are served whatever the reads do.
  *
  * The silos are written straight into the data directory through the service (no HTTP, no
  * parse), so that the setup takes seconds; the server is started on it afterwards.
@@ -46,6 +48,7 @@ describe('memory budget under dense 10 MB silos', () => {
   let dir: string;
   let server: SiloServer | undefined;
   let owner: Account;
+  let uploader: Account;
   const uuids: string[] = [];
   let tiny: string;
   let agent: http.Agent;
@@ -56,6 +59,7 @@ describe('memory budget under dense 10 MB silos', () => {
     const { silo, stores } = await openSilo(config, silentLogger);
     try {
       owner = await accountWithKeys(silo.accounts, 'memory');
+      uploader = await accountWithKeys(silo.accounts, 'uploader');
       for (let i = 0; i < SILOS; i++) {
         const record = await silo.silos.createText(owner.name, { file_name: `dense ${i}`, is_public: false, region_name: 'api' }, DENSE);
         uuids.push(record.file_uuid);
@@ -118,7 +122,7 @@ describe('memory budget under dense 10 MB silos', () => {
     const body = Buffer.from(`{"file_name":"upload","file_data":${DENSE}}`);
     const uploads = Array.from({ length: UPLOADS }, () =>
       heavy(
-        () => call(port, '/api/v1/manage/', { method: 'POST', headers: { 'X-MAN-API': owner.manage }, body, timeoutMs: 60_000 }),
+        () => call(port, '/api/v1/manage/', { method: 'POST', headers: { 'X-MAN-API': uploader.manage }, body, timeoutMs: 60_000 }),
         201,
         (a) => expect(a.json.file_uuid).toMatch(/^[0-9a-f-]{36}$/),
       ),

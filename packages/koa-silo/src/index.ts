@@ -87,13 +87,13 @@ export function createSilo(options: SiloOptions = {}): Silo {
     cacheBytes: splitParsedCache(resolved.parsedCacheBytes).workers,
     taskBytes: Math.floor(admission.parses.budgetBytes / resolved.work.workers),
     onWorkerLost: (reason, error) => resolved.logger.error(`silo: a worker thread ${reason}`, error),
-    charge: (bytes) => admission.texts.take(bytes),
+    charge: (bytes, account) => admission.texts.take(bytes, account),
     ...(metrics ? { observer: metrics.work } : {}),
   });
   const { accounts, silos } = createServices(storage, {
     plans: resolved.plans,
     applyPatch: work.patch,
-    charge: (bytes) => admission.texts.take(bytes),
+    charge: (bytes, account) => admission.texts.take(bytes, account),
     onCommit: (event) => bus.publish(event),
     outboxFor: (event) => webhooks.outboxFor(event),
     actor: resolved.actor,

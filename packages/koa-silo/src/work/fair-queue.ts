@@ -15,6 +15,17 @@ export class FairQueue<T> {
     return this.lines.get(account)?.length ?? 0;
   }
 
+  /**
+   * Items served before one `account` would push now: its own line, and from every other line as
+   * many as take their turns meanwhile (one more than its own line holds, at most).
+   */
+  ahead(account: string): number {
+    const own = this.sizeOf(account);
+    let ahead = own;
+    for (const [other, line] of this.lines) if (other !== account) ahead += Math.min(line.length, own + 1);
+    return ahead;
+  }
+
   push(account: string, item: T): void {
     const line = this.lines.get(account);
     if (line) line.push(item);

@@ -110,9 +110,12 @@ class Lane {
       job.reject(new WorkBusyError(seconds));
     };
     if (this.queue.sizeOf(job.account) >= this.options.maxQueuedPerAccount) return refuse(1);
-    // A task that would wait past waitMs behind the line (at the recent pace) is refused now, not
-    // after waiting: the line stays short, so whoever retries gets a fair chance at it.
-    if (this.load * this.pace > this.options.waitMs) return refuse(Math.max(1, Math.ceil((this.load * this.pace) / 1000)));
+    // A task that would wait past waitMs (at the recent pace) is refused now, not after waiting:
+    // the line stays short, so whoever retries gets a fair chance at it. What it would wait for is
+    // what is served before it in turn, not the whole line: another account's long line does not
+    // keep this account out.
+    const waitMs = (this.queue.ahead(job.account) + (this.running ? 1 : 0)) * this.pace;
+    if (waitMs > this.options.waitMs) return refuse(Math.max(1, Math.ceil(waitMs / 1000)));
     job.timer = setTimeout(() => {
       if (this.queue.remove(job.account, job)) refuse(Math.max(1, Math.ceil(this.options.waitMs / 1000)));
     }, this.options.waitMs);
