@@ -93,6 +93,7 @@ export function createSilo(options: SiloOptions = {}): Silo {
   const { accounts, silos } = createServices(storage, {
     plans: resolved.plans,
     applyPatch: work.patch,
+    maxJsonDepth: resolved.maxJsonDepth,
     charge: (bytes, account) => admission.texts.take(bytes, account),
     onCommit: (event) => bus.publish(event),
     outboxFor: (event) => webhooks.outboxFor(event),

@@ -3,7 +3,7 @@
  */
 import type Keyv from 'keyv';
 import { availableParallelism } from 'node:os';
-import { type AuditActor, type CorsOrigins, DEFAULT_AUDIT_DAYS, DEFAULT_DELIVERY_TIMING, DEFAULT_MAX_PATCH_OPERATIONS, DEFAULT_HOSTS, DEFAULT_PLAN, DEFAULT_PLAN_NAME, type DeliveryTiming, type EventBus, MAX_WEBHOOKS_PER_ACCOUNT, normalizeHost, normalizeOrigin, type Plan, PROGRAM_ACTOR, type Region, REGIONS } from './model/index.js';
+import { type AuditActor, type CorsOrigins, DEFAULT_AUDIT_DAYS, DEFAULT_DELIVERY_TIMING, DEFAULT_MAX_PATCH_OPERATIONS, DEFAULT_MAX_JSON_DEPTH, DEFAULT_HOSTS, DEFAULT_PLAN, DEFAULT_PLAN_NAME, type DeliveryTiming, type EventBus, MAX_WEBHOOKS_PER_ACCOUNT, normalizeHost, normalizeOrigin, type Plan, PROGRAM_ACTOR, type Region, REGIONS } from './model/index.js';
 
 
 /**
@@ -227,7 +227,7 @@ export function resolveOptions(options: SiloOptions = {}): ResolvedOptions {
     requireIfMatch: options.requireIfMatch ?? false,
     notFound,
     ...memory,
-    maxJsonDepth: options.maxJsonDepth ?? 1000,
+    maxJsonDepth: options.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH,
     maxPatchOperations: positiveInteger('maxPatchOperations', options.maxPatchOperations, DEFAULT_MAX_PATCH_OPERATIONS),
     work: {
       workers: positiveInteger('work.workers', options.work?.workers, Math.max(1, Math.min(4, availableParallelism() - 1))),

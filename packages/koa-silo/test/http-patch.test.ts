@@ -142,6 +142,56 @@ describe('JSON Patch (RFC 6902)', () => {
     expect(({} as Record<string, unknown>).more).toBeUndefined();
   });
 
+  it('refuses a patch that would nest the document deeper than a body may (422 json_too_deep), and stores nothing', async () => {
+    // Arrays nested `n` deep: [[[...]]].
+    const deep = (n: number): unknown => {
+      let value: unknown = [];
+      for (let i = 1; i < n; i++) value = [value];
+      return value;
+    };
+    // The document {file_data: [{d: 900 deep}]} nests 903 deep, within the 1 000 a body may.
+    const uuid = await h.create(alice, { file_name: 'deep', file_data: [{ d: deep(900) }] });
+    const tooDeep = async (operations: unknown[], operation: number) => {
+      const reply = await patch(uuid, JSON_PATCH, operations);
+      expect(reply.status, reply.text.slice(0, 300)).toBe(422);
+      expect(reply.json.detail).toEqual([expect.objectContaining({ loc: ['body', operation], type: 'json_too_deep', ctx: { max_depth: 1000 } })]);
+    };
+    // A copy into its own deepest point: 1 803 deep from a body of 4 (it had made a silo every query of which was a 500).
+    const deepest = `/file_data/0/d${'/0'.repeat(899)}/-`;
+    await tooDeep([{ op: 'copy', from: '/file_data/0/d', path: deepest }], 0);
+    await tooDeep([{ op: 'test', path: '/file_data/0/d/0', value: deep(899) }, { op: 'move', from: '/file_data/0/d', path: '/file_data/0/x' }, { op: 'add', path: `/file_data/0/x${'/0'.repeat(899)}/-`, value: deep(200) }], 2);
+    // A value placed exactly at the limit is taken; one level more is not.
+    expect((await patch(uuid, JSON_PATCH, [{ op: 'add', path: '/file_data/0/e', value: deep(997) }])).status).toBe(200);
+    await tooDeep([{ op: 'replace', path: '/file_data/0/e/0', value: deep(997) }], 0);
+    const meta = await h.client.get(`/api/v1/manage/meta/${uuid}`, { headers: manage(alice) });
+    expect(meta.json).toMatchObject({ version: 2 });
+    // What is stored queries and patches as any silo does.
+    expect((await h.client.get(`/${uuid}?limit=1&fields=e`, { headers: access(alice) })).json).toEqual([{ e: deep(997) }]);
+    expect((await patch(uuid, JSON_PATCH, [{ op: 'remove', path: '/file_data/0/e' }])).status).toBe(200);
+  });
+
+  it('knows its media types in any case and with whitespace before the parameters', async () => {
+    const uuid = await h.create(alice, { file_name: 'types', file_data: [{ a: 1 }] });
+    expect((await patch(uuid, 'Application/JSON-Patch+JSON', [{ op: 'add', path: '/file_data/-', value: { b: 2 } }])).status).toBe(200);
+    expect((await patch(uuid, 'application/json-patch+json ; charset=utf-8', [{ op: 'add', path: '/file_data/-', value: { c: 3 } }])).status).toBe(200);
+    expect((await patch(uuid, 'APPLICATION/MERGE-PATCH+JSON', { file_name: 'typed' })).json).toMatchObject({ file_name: 'typed' });
+    expect(await dataOf(uuid)).toEqual([{ a: 1 }, { b: 2 }, { c: 3 }]);
+  });
+
+  it('answers errors about megabytes of input in a few kilobytes: the input is quoted, clipped', async () => {
+    const uuid = await h.create(alice, { file_name: 'echo', file_data: { a: 1 } });
+    const pointer = `/file_data/${'x'.repeat(1_000_000)}`;
+    const conflict = await patch(uuid, JSON_PATCH, [{ op: 'remove', path: pointer }]);
+    expect(conflict.status).toBe(409);
+    expect(conflict.text.length).toBeLessThan(2_000);
+    expect(conflict.json.detail).toMatch(/^Operation 0 \(remove\): No member at \/file_data\/xxx.*… \(\d+ characters\)$/);
+    const names = Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`${i}${'n'.repeat(15_000)}`, 1]));
+    const unknown = await patch(uuid, MERGE, names);
+    expect(unknown.status).toBe(422);
+    expect(unknown.text.length).toBeLessThan(50_000);
+    expect(unknown.json.detail[0].loc[1]).toMatch(/^0n+… \(15001 characters\)$/);
+  });
+
   it('keeps a large silo within the plan limit: a small patch that would exceed it is a 413', async () => {
     const big = [{ pad: 'x'.repeat(1_999_000) }];
     const uuid = await h.create(alice, { file_name: 'big', file_data: big });

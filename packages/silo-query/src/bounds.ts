@@ -14,6 +14,9 @@ export const QUERY_BOUNDS = {
   sortMaxKeys: 8,
   /** Paths in `fields`. */
   fieldsMax: 32,
+  /** Segments in one `fields` path: the projection walks a path's levels (no stored value of
+   * Silo's nests deeper than 1 000), and an unbounded one overflowed the stack. */
+  fieldsPathMaxSegments: 1000,
   /** The largest `limit`: one answer holds at most this many elements. */
   limitMax: 10_000,
 } as const;

@@ -95,10 +95,10 @@ export const toInt: Converter = (v) => {
 };
 
 /**
- * `float`: finite number → itself; string in JSON number grammar (optionally with one leading
- * `+`) after trimming ASCII whitespace, whose value is finite → that number (a double);
- * `true`/`false` → `1`/`0`. A `JsonNumber` → itself (its text unchanged) when its value is
- * within the double range (`Number(text)` finite), else `null` (`1e400`), as for the string.
+ * `float`: number → itself (contract §5), a `JsonNumber` with its text unchanged, also past the
+ * double range (`1e400`); string in JSON number grammar (optionally with one leading `+`) after
+ * trimming ASCII whitespace, whose value is finite → that number (a double); `true`/`false` →
+ * `1`/`0`.
  */
 export const toFloat: Converter = (v) => {
   switch (typeof v) {
@@ -114,7 +114,7 @@ export const toFloat: Converter = (v) => {
     case 'boolean':
       return v ? 1 : 0;
     case 'object':
-      return v instanceof JsonNumber && Number.isFinite(Number(v.text)) ? v : null;
+      return v instanceof JsonNumber ? v : null;
     default:
       return null;
   }

@@ -68,6 +68,8 @@ export const ErrorType = {
   tooManySortKeys: 'too_many_sort_keys',
   /** `fields` names more than 32 paths (`ctx.max_fields`). */
   tooManyFields: 'too_many_fields',
+  /** A `fields` path has more than 1 000 segments (`ctx.max_segments`). */
+  fieldsPathTooLong: 'fields_path_too_long',
   /** `limit` is above 10 000 (`ctx.le`). */
   lessThanEqual: 'less_than_equal',
 } as const;

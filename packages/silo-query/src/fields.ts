@@ -8,6 +8,8 @@
  *   elements in index order, packed (`fields=tags.0,tags.2` gives `{"tags": [t0, t2]}`).
  * - A path and a longer one through it (`a`, `a.b`): the shorter one keeps all of `a`.
  * - Values are shared with the source, never copied.
+ * - `finish` and `project` recurse once per level of a path: paths are at most
+ *   QUERY_BOUNDS.fieldsPathMaxSegments long (list-params.ts), so the stack stays shallow.
  */
 import { JsonNumber } from './json-number.js';
 import type { Segment } from './path.js';
@@ -38,18 +40,22 @@ interface Step {
 /** The projection of one result. */
 export type Projector = (element: object) => Record<string, unknown>;
 
-function addPath(level: Draft[], path: readonly Segment[], at: number): void {
-  const seg = path[at]!;
-  let node = level.find((n) => n.key === seg.key);
-  if (node === undefined) {
-    node = { key: seg.key, index: seg.index, whole: false, children: [] };
-    level.push(node);
+function addPath(root: Draft[], path: readonly Segment[]): void {
+  let level = root;
+  for (let at = 0; at < path.length; at++) {
+    const seg = path[at]!;
+    let node = level.find((n) => n.key === seg.key);
+    if (node === undefined) {
+      node = { key: seg.key, index: seg.index, whole: false, children: [] };
+      level.push(node);
+    }
+    if (node.whole) return;
+    if (at === path.length - 1) {
+      node.whole = true;
+      node.children = [];
+    }
+    level = node.children;
   }
-  if (node.whole) return;
-  if (at === path.length - 1) {
-    node.whole = true;
-    node.children = [];
-  } else addPath(node.children, path, at + 1);
 }
 
 function finish(drafts: readonly Draft[]): Level {
@@ -97,7 +103,7 @@ function project(value: unknown, level: Level): unknown {
 /** The projector of the parsed `fields` paths. */
 export function compileFields(paths: readonly (readonly Segment[])[]): Projector {
   const drafts: Draft[] = [];
-  for (const p of paths) addPath(drafts, p, 0);
+  for (const p of paths) addPath(drafts, p);
   const root = finish(drafts);
   return (element) => (project(element, root) as Record<string, unknown> | undefined) ?? {};
 }

@@ -82,6 +82,17 @@ function readFields(raw: string, errors: SiloQueryErrorItem[]): Segment[][] | un
     });
     return undefined;
   }
+  const segments = QUERY_BOUNDS.fieldsPathMaxSegments;
+  const long = read.paths.findIndex((path) => path.length > segments);
+  if (long !== -1) {
+    errors.push({
+      loc,
+      msg: `The ${ordinal(long)} path in fields has ${read.paths[long]!.length} segments; at most ${segments} are allowed`,
+      type: ErrorType.fieldsPathTooLong,
+      ctx: { max_segments: segments },
+    });
+    return undefined;
+  }
   return read.paths;
 }
 

@@ -59,7 +59,7 @@ describe('parameter names', () => {
   });
 
   it('the bounds', () => {
-    expect(QUERY_BOUNDS).toStrictEqual({ filterMaxLength: 4096, filterMaxConditions: 32, filterMaxDepth: 8, sortMaxKeys: 8, fieldsMax: 32, limitMax: 10000 });
+    expect(QUERY_BOUNDS).toStrictEqual({ filterMaxLength: 4096, filterMaxConditions: 32, filterMaxDepth: 8, sortMaxKeys: 8, fieldsMax: 32, fieldsPathMaxSegments: 1000, limitMax: 10000 });
   });
 });
 
@@ -200,5 +200,27 @@ describe('errors', () => {
     const started = performance.now();
     expect(detailOf(() => compile({ filter: huge }))[0]).toMatchObject({ type: 'filter_too_long', ctx: { max_length: 4096, position: 4096 } });
     expect(performance.now() - started).toBeLessThan(200);
+  });
+});
+
+describe('fields over deep paths', () => {
+  it('projects a path of the longest length allowed through data that deep, and refuses a longer one before any work', () => {
+    const segments = QUERY_BOUNDS.fieldsPathMaxSegments;
+    let deep: unknown = 'bottom';
+    for (let i = 0; i < segments; i++) deep = { a: deep };
+    const path = Array.from({ length: segments }, () => 'a').join('.');
+    expect(query([deep], { fields: path })).toEqual([deep]);
+    // 3 000 segments overflowed the stack (a RangeError, a 500 from the server) before the bound.
+    const tooLong = `${path}.a`;
+    expect(() => query([deep], { fields: Array.from({ length: 3 }, () => tooLong).join(',') })).toThrow(SiloQueryError);
+    try {
+      compile({ fields: `${tooLong}.${tooLong}.${tooLong}` });
+    } catch (error) {
+      expect((error as SiloQueryError).detail).toEqual([
+        expect.objectContaining({ loc: ['query', 'fields'], type: ErrorType.fieldsPathTooLong, ctx: { max_segments: segments } }),
+      ]);
+      return;
+    }
+    expect.unreachable('a path of 3 003 segments compiled');
   });
 });

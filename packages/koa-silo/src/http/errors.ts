@@ -52,6 +52,23 @@ export class ClientAbortedError extends SiloError {
 
 const INTERNAL = 'Internal Server Error';
 
+/**
+ * What an error answer may quote of the request: a message, or one place of a 422's `loc`. An
+ * error names the input it could not take (a pointer, an unknown member), and that input may be
+ * megabytes long; its answer stays small however long the input (100 issues at most, each bounded).
+ */
+const MAX_MESSAGE_CHARS = 1000;
+const MAX_QUOTED_CHARS = 200;
+
+function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max)}… (${text.length} characters)`;
+}
+
+function boundedIssue(issue: ValidationIssue): ValidationIssue {
+  const loc = issue.loc.map((place) => (typeof place === 'string' ? clip(place, MAX_QUOTED_CHARS) : place));
+  return { ...issue, loc, msg: clip(issue.msg, MAX_MESSAGE_CHARS) };
+}
+
 /** Error codes that mean the storage (or the Redis behind it) could not be reached. */
 const OUTAGE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'SQLITE_BUSY']);
 
@@ -65,7 +82,7 @@ function isStorageOutage(err: unknown): boolean {
 /** Write `err` as the response of `ctx`. Headers already set (rate limit, CORS) are kept. */
 export function renderError(ctx: Context, err: unknown, logger: SiloLogger): void {
   if (err instanceof SiloQueryError) {
-    sendJson(ctx, 422, { detail: err.detail satisfies ValidationIssue[] });
+    sendJson(ctx, 422, { detail: (err.detail satisfies ValidationIssue[]).map(boundedIssue) });
     return;
   }
   if (!(err instanceof SiloError) && isStorageOutage(err)) {
@@ -77,7 +94,7 @@ export function renderError(ctx: Context, err: unknown, logger: SiloLogger): voi
       ctx.set('Retry-After', '1');
     }
     for (const [name, value] of Object.entries(err.headers)) ctx.set(name, value);
-    const detail = 'detail' in err && Array.isArray(err.detail) ? err.detail : err.message;
+    const detail = 'detail' in err && Array.isArray(err.detail) ? (err.detail as ValidationIssue[]).map(boundedIssue) : clip(err.message, MAX_MESSAGE_CHARS);
     sendJson(ctx, err.status, { detail });
     return;
   }

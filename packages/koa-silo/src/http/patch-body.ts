@@ -11,6 +11,8 @@ export const MERGE_PATCH = 'application/merge-patch+json';
 export const JSON_PATCH = 'application/json-patch+json';
 
 export function patchShape(ctx: Context): Exclude<BodyShape, 'create'> {
-  const type = ctx.request.type;
+  // Media types are case-insensitive, and whitespace may come before `;` (RFC 9110 §8.3.1):
+  // Koa's `type` keeps both, and `Application/JSON-Patch+JSON` was read as an update body.
+  const type = ctx.request.type.trim().toLowerCase();
   return type === MERGE_PATCH ? 'merge-patch' : type === JSON_PATCH ? 'json-patch' : 'update';
 }

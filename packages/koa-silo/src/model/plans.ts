@@ -34,6 +34,9 @@ export const DEFAULT_MAX_DATA_BYTES = DEFAULT_PLAN.maxDataBytes;
 export const DEFAULT_HISTORY_VERSIONS = DEFAULT_PLAN.historyVersions!;
 export const DEFAULT_MAX_KEYS = DEFAULT_PLAN.maxKeys!;
 
+/** How deeply JSON may nest, bodies and stored data alike (`maxJsonDepth`). */
+export const DEFAULT_MAX_JSON_DEPTH = 1000;
+
 /** The given plans, with `default` filled in when missing. */
 export function withDefaultPlan<P extends PlanLimits>(plans: Record<string, P> | undefined, fallback: P): Record<string, P> {
   const all: Record<string, P> = { ...plans };

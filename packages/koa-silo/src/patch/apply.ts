@@ -11,10 +11,15 @@
  * into itself cost 22 steps, not 4 million nodes; the result's JSON size, which sharing can make
  * exponential, is then measured over the shared graph (each container once) before anyone
  * serialises it.
+ *
+ * Nesting is bounded too: a value an operation places (added, replaced, moved or copied) may not
+ * make the document deeper than `maxDepth`, however small the patch (a pointer adds depth without
+ * adding brackets to the body, and a copy into its own deepest point doubles it). Past that, every
+ * walk of the data (serialising, querying) would overflow the stack.
  */
 import { jsonEqual, JsonNumber } from 'silo-query';
 import type { JsonPatchOperation } from '../model/index.js';
-import { PatchConflictError, PatchTooCostlyError, PatchTooLargeError } from './errors.js';
+import { PatchConflictError, PatchTooCostlyError, PatchTooDeepError, PatchTooLargeError } from './errors.js';
 import { arrayIndex, hasMember, isContainerObject, parsePointer, setMember } from './json-pointer.js';
 
 type Container = Record<string, unknown> | unknown[];
@@ -24,6 +29,8 @@ export interface ApplyOptions {
   maxWork?: number;
   /** Largest JSON text the result may have, in characters, checked when `copy` shared values. Default: no limit. */
   maxResultChars?: number;
+  /** Deepest nesting the result may have, the document's own brackets counted (`{"a": []}` is 2). Default: no limit. */
+  maxDepth?: number;
 }
 
 /** A fair default for `maxWork`: about 100 ms of array shifting and copying on a slow core. */
@@ -34,11 +41,21 @@ class Patching {
   /** Containers this patch made: changed in place. A Set, not a WeakSet: it holds only the copies on written paths. */
   private readonly own = new Set<object>();
   private work = 0;
+  /** Nesting below containers that no longer change (not the patch's own), each measured once. */
+  private readonly depths = new Map<object, number>();
 
   constructor(
     public root: unknown,
     private readonly maxWork: number,
+    private readonly maxDepth: number,
   ) {}
+
+  /** Refuses `value` placed at `tokens` when the document would then nest deeper than maxDepth. */
+  private placing(tokens: string[], value: unknown): void {
+    if (this.maxDepth === Number.POSITIVE_INFINITY) return;
+    const stopAt = this.maxDepth - tokens.length;
+    if (stopAt < 0 || depthOf(value, stopAt, this.depths, (node) => this.own.has(node)) > stopAt) throw new PatchTooDeepError(this.maxDepth);
+  }
 
   /** Charges `units` of work, refusing the patch before doing work past the budget. */
   spend(units: number): void {
@@ -115,6 +132,7 @@ class Patching {
   }
 
   add(tokens: string[], pointer: string, value: unknown): void {
+    this.placing(tokens, value);
     if (tokens.length === 0) {
       this.root = value;
       return;
@@ -149,6 +167,7 @@ class Patching {
 
   replace(tokens: string[], pointer: string, value: unknown): void {
     this.get(tokens, pointer);
+    this.placing(tokens, value);
     if (tokens.length === 0) {
       this.root = value;
       return;
@@ -184,7 +203,7 @@ function isProperPrefix(prefix: string[], tokens: string[]): boolean {
  * checked by `checkJsonPatch`.
  */
 export function applyJsonPatch(document: unknown, operations: readonly JsonPatchOperation[], options: ApplyOptions = {}): unknown {
-  const patching = new Patching(document, options.maxWork ?? Number.POSITIVE_INFINITY);
+  const patching = new Patching(document, options.maxWork ?? Number.POSITIVE_INFINITY, options.maxDepth ?? Number.POSITIVE_INFINITY);
   let shared = false;
   operations.forEach((operation, i) => {
     const path = pointerTokens(operation.path);
@@ -224,12 +243,51 @@ export function applyJsonPatch(document: unknown, operations: readonly JsonPatch
     } catch (error) {
       if (error instanceof PatchConflictError) throw new PatchConflictError(`Operation ${i} (${operation.op}): ${error.message}`);
       if (error instanceof PatchTooCostlyError) throw new PatchTooCostlyError(error.limit, i);
+      if (error instanceof PatchTooDeepError) throw new PatchTooDeepError(error.limit, i);
       throw error;
     }
   });
   const max = options.maxResultChars;
   if (shared && max !== undefined && jsonChars(patching.root, max, new Map()) > max) throw new PatchTooLargeError(max);
   return patching.root;
+}
+
+/**
+ * How deeply `value` nests (a scalar 0, `[]` 1, `[[1]]` 2), saturating just past `stopAt`; by an
+ * explicit stack, not recursion, since the value may be as deep as the limit it is checked against.
+ * A container measured before is not walked again (`known`), unless `changing` says it may have
+ * changed since (the patch's own containers, written in place): of the containers that do not
+ * change, a patch walks each at most once.
+ */
+function depthOf(value: unknown, stopAt: number, known: Map<object, number>, changing: (node: object) => boolean): number {
+  if (typeof value !== 'object' || value === null || value instanceof JsonNumber) return 0;
+  interface Frame {
+    node: object;
+    children: unknown[];
+    next: number;
+    deepest: number;
+  }
+  const enter = (node: object): Frame => ({ node, children: Array.isArray(node) ? node : Object.values(node), next: 0, deepest: 0 });
+  const stack: Frame[] = [enter(value)];
+  let depth = 0;
+  while (stack.length > 0) {
+    const top = stack[stack.length - 1]!;
+    if (top.next < top.children.length && top.deepest <= stopAt) {
+      const child = top.children[top.next++];
+      if (typeof child !== 'object' || child === null || child instanceof JsonNumber) continue;
+      const seen = changing(child) ? undefined : known.get(child);
+      if (seen === undefined) stack.push(enter(child));
+      else top.deepest = Math.max(top.deepest, seen);
+      continue;
+    }
+    stack.pop();
+    depth = Math.min(top.deepest + 1, stopAt + 1);
+    // Kept only when exact: a walk cut short says "deeper than stopAt", and the next may ask of another depth.
+    if (depth <= stopAt && !changing(top.node)) known.set(top.node, depth);
+    const parent = stack[stack.length - 1];
+    if (parent) parent.deepest = Math.max(parent.deepest, depth);
+  }
+  return depth;
 }
 
 /**

@@ -22,3 +22,15 @@ export class PatchTooCostlyError extends Error {
     super(`The patch needs more work than its budget of ${limit} steps${operation === undefined ? '' : ` (at operation ${operation})`}`);
   }
 }
+
+/** A patch that would nest the document deeper than allowed (the caller's 422 `json_too_deep`), refused before the operation applies. */
+export class PatchTooDeepError extends Error {
+  override name = 'PatchTooDeepError';
+  constructor(
+    readonly limit: number,
+    /** The operation that would have nested too deep. */
+    readonly operation?: number,
+  ) {
+    super(`The patched document would nest deeper than ${limit} levels${operation === undefined ? '' : ` (at operation ${operation})`}`);
+  }
+}

@@ -4,5 +4,5 @@
  */
 export { checkJsonPatch, OPERATIONS } from './check.js';
 export { applyJsonPatch, applyMergePatch, DEFAULT_PATCH_WORK, type ApplyOptions } from './apply.js';
-export { PatchConflictError, PatchTooCostlyError, PatchTooLargeError } from './errors.js';
+export { PatchConflictError, PatchTooCostlyError, PatchTooDeepError, PatchTooLargeError } from './errors.js';
 export { parsePointer } from './json-pointer.js';

@@ -99,7 +99,7 @@ export const dataQuery = {
   },
   fields: {
     type: 'string',
-    description: 'Comma-separated dot paths (at most 32): each result keeps only these, nested as in the source; missing ones are left out. Not with `path`.',
+    description: 'Comma-separated dot paths (at most 32, each of at most 1 000 segments): each result keeps only these, nested as in the source; missing ones are left out. Not with `path`.',
     examples: ['name,price,dimensions.weight'],
   },
 } as const;

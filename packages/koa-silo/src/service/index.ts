@@ -19,7 +19,7 @@ export interface Services {
 /** Both services over one storage, with the same plans and clock. */
 export function createServices(
   storage: SiloStorage,
-  options: { plans?: Plans; now?: Clock } & Pick<SiloServiceOptions, 'applyPatch' | 'charge'> & Pick<SiloServiceOptions, 'onCommit' | 'outboxFor' | 'actor'> = {},
+  options: { plans?: Plans; now?: Clock } & Pick<SiloServiceOptions, 'applyPatch' | 'maxJsonDepth' | 'charge' | 'onCommit' | 'outboxFor' | 'actor'> = {},
 ): Services {
   const accounts = createAccountService(storage, options);
   // One cache of plan names for both (authentication and the silo service's limits).

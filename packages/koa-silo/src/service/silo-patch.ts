@@ -7,7 +7,7 @@
  * data: the new elements' text is spliced in before the closing bracket.
  */
 import { ConflictError, type JsonPatchOperation, PayloadTooLargeError, type Region, type SiloData, type SiloPatch, type SiloRecord, ValidationError } from '../model/index.js';
-import { applyJsonPatch, applyMergePatch, DEFAULT_PATCH_WORK, PatchConflictError, PatchTooCostlyError, PatchTooLargeError } from '../patch/index.js';
+import { applyJsonPatch, applyMergePatch, DEFAULT_PATCH_WORK, PatchConflictError, PatchTooCostlyError, PatchTooDeepError, PatchTooLargeError } from '../patch/index.js';
 import { siloDocument, type SiloDocument } from '../schemas/silo.js';
 import { validator } from '../schemas/validate.js';
 import { isJsonObject, parseData, writeData } from './data-json.js';
@@ -15,6 +15,13 @@ import { parseJson } from 'silo-query';
 
 // Items must be JSON objects proper: a number kept as text is an object to ajv, not to JSON.
 const checkDocument = validator<SiloDocument>(siloDocument, { file_data: isJsonObject });
+
+/** What a patched document may be: as large as the plan allows, as deep as any body may nest. */
+export interface PatchLimits {
+  maxDataBytes: number;
+  /** The deepest nesting of the document `{file_name, ..., file_data}`, its own braces counted (maxJsonDepth). */
+  maxDepth: number;
+}
 
 /** What a patch changes: the fields, and file_data's new text (undefined: unchanged). */
 export interface Patched {
@@ -41,15 +48,26 @@ function appendedElements(operations: readonly JsonPatchOperation[]): string[] |
 
 /**
  * RFC 6902 on the document: an operation that cannot apply is the contract's 409; a patch whose
- * work would pass its budget a 422 naming the operation, before that work is done; a result
- * (shared by `copy`) larger than the size limit a 413 before it is serialised.
+ * work would pass its budget a 422 naming the operation, before that work is done; one that would
+ * nest the document deeper than any body may the 422 a body that deep gets (json_too_deep); a
+ * result (shared by `copy`) larger than the size limit a 413 before it is serialised.
  */
-function applyPatch(document: object, operations: readonly JsonPatchOperation[], maxDataBytes: number): unknown {
+function applyPatch(document: object, operations: readonly JsonPatchOperation[], { maxDataBytes, maxDepth }: PatchLimits): unknown {
   try {
-    return applyJsonPatch(document, operations, { maxWork: DEFAULT_PATCH_WORK, maxResultChars: maxDataBytes });
+    return applyJsonPatch(document, operations, { maxWork: DEFAULT_PATCH_WORK, maxResultChars: maxDataBytes, maxDepth });
   } catch (error) {
     if (error instanceof PatchConflictError) throw new ConflictError(error.message);
     if (error instanceof PatchTooLargeError) throw new PayloadTooLargeError(maxDataBytes);
+    if (error instanceof PatchTooDeepError) {
+      throw new ValidationError([
+        {
+          loc: error.operation === undefined ? ['body'] : ['body', error.operation],
+          msg: `After the patch the document would nest deeper than ${error.limit} levels`,
+          type: 'json_too_deep',
+          ctx: { max_depth: error.limit },
+        },
+      ]);
+    }
     if (error instanceof PatchTooCostlyError) {
       throw new ValidationError([
         {
@@ -124,7 +142,7 @@ export async function applySiloPatch(
   record: PatchedRecord,
   text: string,
   patch: SiloPatch,
-  maxDataBytes: number,
+  limits: PatchLimits,
   parse: (text: string) => Promise<unknown> = async (t) => parseData(t),
 ): Promise<Patched> {
   patch = patchValue(patch);
@@ -133,7 +151,7 @@ export async function applySiloPatch(
   const fields = { file_name: record.file_name, region_name: record.region_name, is_public: record.is_public };
   const data = (await parse(text)) as SiloData;
   const document = { ...fields, file_data: data };
-  const result = patch.type === 'merge' ? applyMergePatch(document, patch.patch) : applyPatch(document, patch.operations, maxDataBytes);
+  const result = patch.type === 'merge' ? applyMergePatch(document, patch.patch) : applyPatch(document, patch.operations, limits);
   const issues = checkDocument.issues(result, 'body');
   // A number kept as text is an object to the schema, not to JSON.
   const fileData: unknown = isJsonObject(result) ? result.file_data : undefined;

@@ -8,10 +8,10 @@
  * order only: storage commits a version only if the head it replaces is still current, so a
  * writer that lost its lock (paused past the lock's lifetime) cannot overwrite anyone's write.
  */
-import { type AuditAction, type AuditActor, auditEntryOf, type AuditSource, type Clock, type CreateSiloInput, PROGRAM_ACTOR, DEFAULT_HISTORY_VERSIONS, DEFAULT_PLAN, type IfMatch, isoTime, metaOf, nextUpdatedAt, NotFoundError, PayloadTooLargeError, type PendingDelivery, type PlanLimits, planNamed, type Plans, PreconditionFailedError, type Region, type SiloDataRecord, type SiloEvent, type SiloFields, type SiloHandle, type SiloMeta, type SiloPage, type SiloPatch, type SiloRecord, StorageUnavailableError, systemClock, type UpdateSiloInput, type VersionData, type VersionInfo, type VersionPage, withDefaultPlan } from '../model/index.js';
+import { type AuditAction, type AuditActor, auditEntryOf, type AuditSource, type Clock, type CreateSiloInput, PROGRAM_ACTOR, DEFAULT_HISTORY_VERSIONS, DEFAULT_MAX_JSON_DEPTH, DEFAULT_PLAN, type IfMatch, isoTime, metaOf, nextUpdatedAt, NotFoundError, PayloadTooLargeError, type PendingDelivery, type PlanLimits, planNamed, type Plans, PreconditionFailedError, type Region, type SiloDataRecord, type SiloEvent, type SiloFields, type SiloHandle, type SiloMeta, type SiloPage, type SiloPatch, type SiloRecord, StorageUnavailableError, systemClock, type UpdateSiloInput, type VersionData, type VersionInfo, type VersionPage, withDefaultPlan } from '../model/index.js';
 import type { HeldLock, NewSilo, NextVersion, SiloHead, SiloStorage } from '../storage/index.js';
 import { cachedPlanNames, type PlanNameOf } from './plan-names.js';
-import { appendToElements, applySiloPatch, type Patched } from './silo-patch.js';
+import { appendToElements, applySiloPatch, type Patched, type PatchLimits } from './silo-patch.js';
 import { INLINE_CHARS } from '../limits/inline-work.js';
 
 import { canonicalUuid, newSiloUuid } from './silo-ids.js';
@@ -28,7 +28,7 @@ export type PatchApplier = (
   record: Pick<SiloRecord, 'file_name' | 'region_name' | 'is_public' | 'size'>,
   text: string,
   patch: SiloPatch,
-  maxDataBytes: number,
+  limits: PatchLimits,
 ) => Promise<Patched>;
 
 export interface SiloServiceOptions {
@@ -37,6 +37,8 @@ export interface SiloServiceOptions {
   now?: Clock;
   /** Default: apply inline. */
   applyPatch?: PatchApplier;
+  /** How deeply a patched document may nest (koa-silo's maxJsonDepth, as bodies). Default 1000. */
+  maxJsonDepth?: number;
   /**
    * Charges `bytes` of data a write holds (a restored version's text) to the memory budget while
    * it is held, as `account`'s; may wait, or refuse with a 503. Default: nothing charged.
@@ -127,7 +129,8 @@ export function createSiloService(storage: SiloStorage, options: SiloServiceOpti
   const now = options.now ?? systemClock;
   const planOf = options.planOf ?? cachedPlanNames((account) => storage.getAccount(account));
   const applyPatch: PatchApplier =
-    options.applyPatch ?? ((_account, _uuid, _etag, record, text, patch, maxDataBytes) => applySiloPatch(record, text, patch, maxDataBytes));
+    options.applyPatch ?? ((_account, _uuid, _etag, record, text, patch, limits) => applySiloPatch(record, text, patch, limits));
+  const maxDepth = options.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH;
   const onCommit = options.onCommit ?? (() => undefined);
   const charge = options.charge ?? (async () => ({ release: () => undefined }));
   const outboxFor = options.outboxFor ?? (async () => []);
@@ -309,7 +312,7 @@ export function createSiloService(storage: SiloStorage, options: SiloServiceOpti
         return { next: { ...nextOf(current, quick), data: { text, size: quick.size!, appended } } };
       }
       if (quick) return { next: nextOf(current, quick) };
-      const patched = await applyPatch(current.account, current.file_uuid, current.etag, current, await currentText(), patch, maxDataBytes);
+      const patched = await applyPatch(current.account, current.file_uuid, current.etag, current, await currentText(), patch, { maxDataBytes, maxDepth });
       const data =
         patched.text === undefined
           ? undefined

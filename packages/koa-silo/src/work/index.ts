@@ -4,7 +4,7 @@
  * (below INLINE_CHARS: a parse of 64 KB takes about a third of a millisecond); large work runs on
  * the worker pool (pool.ts) in its account's turn, with deadlines and a capped heap.
  */
-import { appendOnly, type Patched } from '../service/silo-patch.js';
+import { appendOnly, type Patched, type PatchLimits } from '../service/silo-patch.js';
 import type { SiloPatch } from '../model/index.js';
 import type { BodyShape, CheckedBody } from './body-check.js';
 import { WorkerPool, type PoolOptions } from './pool.js';
@@ -61,7 +61,7 @@ export interface Work {
    */
   query(account: string, uuid: string, etag: string, size: number, search: string, load: () => Promise<LoadedText>): Promise<QueryAnswer>;
   /** `patch` applied to the silo's document at version `etag` whose data is `text`. */
-  patch(account: string, uuid: string, etag: string, record: PatchTask['record'], text: string, patch: SiloPatch, maxDataBytes: number): Promise<Patched>;
+  patch(account: string, uuid: string, etag: string, record: PatchTask['record'], text: string, patch: SiloPatch, limits: PatchLimits): Promise<Patched>;
   /** Tasks waiting for a worker, and tasks running (metrics). */
   stats(): { queued: number; running: number };
   close(): Promise<void>;
@@ -141,15 +141,15 @@ export function createWork(options: WorkOptions): Work {
       return answerOf(done, version);
     },
 
-    async patch(account, uuid, etag, record, text, patch, maxDataBytes) {
+    async patch(account, uuid, etag, record, text, patch, limits) {
       const patchChars = 'text' in patch ? patch.text.length : 0;
       if (!('text' in patch) || inline(text.length + patchChars)) {
-        return inlineRunner.patch({ kind: 'patch', uuid, etag, record, text, patch, maxDataBytes });
+        return inlineRunner.patch({ kind: 'patch', uuid, etag, record, text, patch, limits });
       }
       // An append to a large silo parses only its small patch, here, and splices the text.
       const appended = inline(patchChars) ? appendOnly(record, text, patch) : undefined;
       if (appended) return appended;
-      const task = { kind: 'patch', uuid, etag, record, text, patch, maxDataBytes } as const;
+      const task = { kind: 'patch', uuid, etag, record, text, patch, limits } as const;
       return charged(2 * (text.length + patchChars), account, () => pool.run(task, account, pool.laneOf(uuid)));
     },
 

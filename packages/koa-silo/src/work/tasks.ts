@@ -13,7 +13,7 @@ import { type Region, SiloError, type SiloPatch } from '../model/index.js';
 import { estimateParsedBytes } from '../limits/heap-estimate.js';
 import { BoundedMap } from '../limits/bounded-map.js';
 import { VersionCache } from '../limits/version-cache.js';
-import { applySiloPatch, type Patched } from '../service/silo-patch.js';
+import { applySiloPatch, type Patched, type PatchLimits } from '../service/silo-patch.js';
 import { checkBody, type BodyShape, type CheckedBody } from './body-check.js';
 
 export interface QueryTask {
@@ -40,7 +40,7 @@ export interface PatchTask {
   text: string;
   /** As its JSON text when sent to a worker (a value would be copied, and lose its exact numbers). */
   patch: SiloPatch;
-  maxDataBytes: number;
+  limits: PatchLimits;
 }
 
 export interface BodyTask {
@@ -110,7 +110,7 @@ export class TaskRunner {
   async patch(task: PatchTask): Promise<Patched> {
     // Patches are copy-on-write: the cached value of this version is shared, never changed.
     const parse = async (text: string) => this.parsed.get(task.uuid, task.etag) ?? this.parse(undefined, task.etag, text);
-    return applySiloPatch(task.record, task.text, task.patch, task.maxDataBytes, parse);
+    return applySiloPatch(task.record, task.text, task.patch, task.limits, parse);
   }
 
   clear(): void {

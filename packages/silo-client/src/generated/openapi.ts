@@ -2143,7 +2143,7 @@ export interface operations {
                 limit?: number;
                 /** @description Skip this many results first (a canonical integer, ≥ 0). */
                 offset?: number;
-                /** @description Comma-separated dot paths (at most 32): each result keeps only these, nested as in the source; missing ones are left out. Not with `path`. */
+                /** @description Comma-separated dot paths (at most 32, each of at most 1 000 segments): each result keeps only these, nested as in the source; missing ones are left out. Not with `path`. */
                 fields?: string;
             };
             header?: {
@@ -2233,7 +2233,7 @@ export interface operations {
                 limit?: number;
                 /** @description Skip this many results first (a canonical integer, ≥ 0). */
                 offset?: number;
-                /** @description Comma-separated dot paths (at most 32): each result keeps only these, nested as in the source; missing ones are left out. Not with `path`. */
+                /** @description Comma-separated dot paths (at most 32, each of at most 1 000 segments): each result keeps only these, nested as in the source; missing ones are left out. Not with `path`. */
                 fields?: string;
             };
             header?: {

@@ -603,6 +603,12 @@ function fieldsCases(): Case[] {
     { name: 'an empty segment', params: { fields: 'a..b' }, error: at('fields', 'path_segment_empty') },
     { name: 'a trailing comma', params: { fields: 'a,' }, error: at('fields', 'path_segment_empty') },
     { name: '33 fields', params: { fields: Array.from({ length: 33 }, (_, i) => `f${i}`).join(',') }, error: at('fields', 'too_many_fields', { max_fields: 32 }) },
+    f('a path of 1 000 segments is allowed', Array.from({ length: 1000 }, () => 'a').join('.'), '[{}, {}, {}, {}]'),
+    {
+      name: 'a path of 1 001 segments',
+      params: { fields: `id,${Array.from({ length: 1001 }, () => 'a').join('.')}` },
+      error: at('fields', 'fields_path_too_long', { max_segments: 1000 }),
+    },
     { name: 'fields with path: one projection at a time', params: { fields: 'name', path: 'name' }, error: at('fields', 'not_supported') },
     { name: 'fields given twice', params: 'fields=a&fields=b', error: at('fields', 'multiple_values') },
   ];
