@@ -8,7 +8,7 @@
 import Keyv from 'keyv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PasswordWork } from '../src/console/password-work.js';
-import { createConsoleService, FAILED_ENTRY_EVERY_MS, SESSION_IDLE_MS } from '../src/console/service.js';
+import { createConsoleService, FAILED_ENTRY_EVERY_MS, SESSION_IDLE_MS, SESSION_MAX_MS } from '../src/console/service.js';
 import { clientNetwork } from '../src/http/client.js';
 import { failureDelayMs, FREE_FAILURES, MAX_FAILURE_DELAY_MS } from '../src/http/sign-in-guard.js';
 import { createStorage } from '../src/storage/index.js';
@@ -152,6 +152,29 @@ describe('console sessions', () => {
     if (newcomer.status === 503) expect(newcomer.headers['retry-after']).toBe('2');
   }, 30_000);
 
+  it('behind a proxy that terminated TLS (X-Forwarded-Proto: https), takes its https pages and sets a Secure cookie', async () => {
+    const https = `https://api.localhost:${h.server.port}`;
+    const behindProxy = (origin: string, proto?: string) =>
+      rawRequest(h.server.port, '/console/api/sign-in', {
+        method: 'POST',
+        headers: { origin, 'content-type': 'application/json', 'x-forwarded-for': '10.0.0.9', ...(proto ? { 'x-forwarded-proto': proto } : {}) },
+        body: { user: 'ann', password },
+      });
+    const ok = await behindProxy(https, 'https');
+    expect(ok.status, ok.text).toBe(200);
+    expect(String(ok.headers['set-cookie'])).toMatch(/^silo_session=[A-Za-z0-9_-]{43}; path=\/; samesite=strict; secure; httponly$/);
+    const cookie = cookieOf(ok);
+    const made = await rawRequest(h.server.port, '/api/v1/manage/', {
+      method: 'POST',
+      headers: { origin: https, cookie, 'content-type': 'application/json', 'x-forwarded-proto': 'https' },
+      body: { file_name: 'through the proxy', file_data: {} },
+    });
+    expect(made.status).toBe(201);
+    // The scheme the proxy states must match the page's: no https page over a plain proxy, nor the reverse.
+    expect((await behindProxy(https)).status).toBe(403);
+    expect((await behindProxy(ORIGIN(h.server.port), 'https')).status).toBe(403);
+  });
+
   it('uses the API with the session from its own pages only, and manages keys', async () => {
     const cookie = cookieOf(await signIn('ann', password, '10.0.0.2'));
     expect((await page('/api/v1/manage/silos', { cookie })).status).toBe(200);
@@ -164,6 +187,8 @@ describe('console sessions', () => {
 
     const key = await page('/console/api/keys', { method: 'POST', cookie, body: { type: 'manage', name: 'deploy', duration: '7d' } });
     expect(key.status).toBe(201);
+    // A key's value is in this answer, once: no cache keeps it.
+    expect(key.headers['cache-control']).toBe('no-store');
     const value = JSON.parse(key.text).key as string;
     expect(value).toMatch(/^silo_man_/);
     const listed = await page('/console/api/keys', { cookie });
@@ -221,6 +246,21 @@ describe('console sessions', () => {
     clock += SESSION_IDLE_MS - 1;
     expect(await service.resolve(session.token)).toBeDefined();
     clock += SESSION_IDLE_MS;
+    expect(await service.resolve(session.token)).toBeUndefined();
+  });
+
+  it('ends a session 7 days after its sign-in, however often it is used', async () => {
+    let clock = Date.parse('2026-01-01T00:00:00Z');
+    const storage = createStorage({ main: new Keyv() });
+    await storage.insertAccount({ name: 'acme', plan: 'default', created_at: new Date(clock).toISOString() });
+    const service = createConsoleService(storage, { now: () => clock });
+    const { password: pw } = await service.createUser({ account: 'acme', name: 'busy' });
+    const session = (await service.signIn('busy', pw))!;
+    for (let used = 0; used + 3_600_000 < SESSION_MAX_MS; used += 3_600_000) {
+      expect(await service.resolve(session.token)).toBeDefined();
+      clock += 3_600_000;
+    }
+    clock += 3_600_000;
     expect(await service.resolve(session.token)).toBeUndefined();
   });
 });

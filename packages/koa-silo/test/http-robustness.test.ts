@@ -371,10 +371,11 @@ describe('storage outage', () => {
   it('answers 503 JSON while the store fails and recovers by itself', async () => {
     const store = new FlakyMap();
     const errors: unknown[] = [];
+    const lines: string[] = [];
     const flaky = await startSilo({
       store: new Keyv({ store }),
       plans: { default: { maxDataBytes: 1000, rateLimitPerMinute: 0 } },
-      logger: { error: (_m, e) => errors.push(e) },
+      logger: { error: (m, e) => (lines.push(m), errors.push(e)) },
     });
     try {
       const owner = await flaky.account('o');
@@ -390,6 +391,11 @@ describe('storage outage', () => {
         expect(typeof reply.json.detail).toBe('string');
         expect(reply.text).not.toContain('ECONNREFUSED');
       }
+      // One line for the outage, not one per request (any client can send requests), its path cut short.
+      for (let i = 0; i < 20; i++) expect((await flaky.client.get(`/public/${uuid}/${'x'.repeat(5_000)}`)).status).toBe(404);
+      for (let i = 0; i < 20; i++) expect((await flaky.client.get(`/${'y'.repeat(5_000)}`, { headers: access(owner) })).status).toBeGreaterThanOrEqual(400);
+      expect(lines.filter((line) => line.startsWith('silo: storage unavailable'))).toHaveLength(1);
+      expect(Math.max(...lines.map((line) => line.length))).toBeLessThan(400);
       expect(errors.length).toBeGreaterThan(0);
       store.down = false;
       expect((await flaky.client.get(`/public/${uuid}`)).json).toEqual({ ok: true });

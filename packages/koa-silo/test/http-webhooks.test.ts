@@ -84,10 +84,18 @@ describe('webhooks', () => {
     expect(made.json).toMatchObject({ url: r.url, events: ['silo.created', 'silo.deleted'], silos: null, disabled: false, failing_since: null });
     expect(made.json.id).toMatch(/^wh_/);
     expect(made.json.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(made.headers['cache-control']).toBe('no-store');
     const list = await h.client.request('/api/v1/manage/webhooks', { headers: manage(alice) });
     expect(list.status).toBe(200);
     expect(list.json.webhooks).toHaveLength(1);
     expect(list.text).not.toContain(made.json.secret);
+    // Create's Location is an address: the webhook as listed, never its secret; 404 for another account.
+    expect(made.headers.location).toBe(`/api/v1/manage/webhooks/${made.json.id}`);
+    const one = await h.client.request(made.headers.location!, { headers: manage(alice) });
+    expect(one.status).toBe(200);
+    expect(one.json).toEqual(list.json.webhooks[0]);
+    expect(one.text).not.toContain(made.json.secret);
+    expect((await h.client.request(made.headers.location!, { headers: manage(await h.account('mallory-webhook-get')) })).status).toBe(404);
     // One rule for deletes, the hosted interface's (a silo's delete): 200 with what was deleted.
     const removed = await h.client.request(`/api/v1/manage/webhooks/${made.json.id}`, { method: 'DELETE', headers: manage(alice) });
     expect(removed.status).toBe(200);

@@ -6,8 +6,9 @@
  *   webhooks; `X-SILO-KEY` (access key) for private reads and their change feeds.
  * - Data lives on its region's host. Management answers on every host (`baseUrl`); reads and
  *   change feeds go to the silo's region: `regionUrls[region]`, or `baseUrl` with its first host
- *   label swapped for the region (`api.example.com` → `sg-01-api.example.com`). The client
- *   remembers each silo's region from the answers it sees (create, meta, list, updates).
+ *   label swapped for the region (`api.example.com` → `sg-01-api.example.com`); with neither, a
+ *   SiloRegionError, before any request. The client remembers each silo's region from the
+ *   answers it sees (create, meta, list, updates).
  * - Numbers stay exactly as written: answers are parsed with silo-query's `parseJson` (a
  *   `JsonNumber` where a double would change a number) and bodies written with its `toJSON`
  *   (a `JsonNumber` or a `bigint` goes out as its digits).
@@ -16,9 +17,9 @@
  *   `{ minimal: true }` (`Prefer: return=minimal`, RFC 7240).
  */
 import type { JsonValue } from 'silo-query';
-import { isSiloError, SiloError } from './errors.js';
-import { events, type EventOptions, type SiloEvent } from './events.js';
-import type { components } from './generated/openapi.js';
+import { isSiloError, SiloError, SiloRegionError } from './errors.js';
+import { auditEvents, events, type AuditEvent, type AuditEventOptions, type EventOptions, type SiloEvent } from './events.js';
+import type { components, operations } from './generated/openapi.js';
 import { backoffMs, call, jsonOf, sleep, type RetryOptions, type Transport } from './http.js';
 import { queryString, type ReadQuery } from './query.js';
 
@@ -48,6 +49,11 @@ export type WebhookRetried = Schemas['WebhookRetried'];
 export type Delivery = Schemas['DeliveryList']['deliveries'][number];
 /** The body a webhook's URL receives (verify its signature first: Standard Webhooks). */
 export type WebhookEvent = Schemas['WebhookEvent'];
+export type AuditEntry = Schemas['AuditEntry'];
+export type AuditAction = AuditEntry['action'];
+export type AuditList = Schemas['AuditList'];
+/** The audit log's query parameters, as the API names them. */
+type AuditParams = NonNullable<operations['listAudit']['parameters']['query']>;
 
 /** The regions, in the order of the API's documentation. */
 export const REGIONS: readonly Region[] = ['api', 'sg-01-api', 'usc-01-api'];
@@ -110,6 +116,20 @@ export interface PageOptions extends CallOptions {
   perPage?: number;
 }
 
+/** Which audit entries to list, and which page of them. */
+export interface AuditQuery {
+  /** 1-based (default 1). */
+  page?: number;
+  /** 1 to 100 (default 25). */
+  perPage?: number;
+  /** Only entries at or after this time (a Date, or RFC 3339 text such as `2026-05-01T00:00:00Z`). */
+  since?: Date | string;
+  /** Only the entries of this silo (its file_uuid). */
+  silo?: string;
+  /** Only the entries of actors of this name: a manage key's name, a console user, `silo` (the command). */
+  actor?: string;
+}
+
 /** Where a read goes: the private address (access key) or the public one (no key, public silos). */
 export type Address = 'private' | 'public';
 
@@ -162,6 +182,8 @@ export class SiloClient {
 
   /** The account's webhooks. */
   readonly webhooks: Webhooks;
+  /** The account's audit log, and its feed. */
+  readonly audit: Audit;
 
   constructor(options: SiloClientOptions) {
     this.baseUrl = trimSlash(options.baseUrl);
@@ -172,6 +194,10 @@ export class SiloClient {
     const fetchFn = options.fetch ?? globalThis.fetch.bind(globalThis);
     this.#transport = { fetch: fetchFn, retry: { ...DEFAULT_RETRY, ...options.retry } };
     this.webhooks = new Webhooks((method, path, init) => this.#manage(method, path, init));
+    this.audit = new Audit(
+      (method, path, init) => this.#manage(method, path, init),
+      (options) => auditEvents({ transport: this.#transport, url: `${this.baseUrl}/api/v1/manage/audit/events`, headers: this.#key('manage'), options }),
+    );
   }
 
   // ---- management -------------------------------------------------------------------------
@@ -404,7 +430,11 @@ export class SiloClient {
     }
   }
 
-  /** The base URL of the host that serves `uuid`'s data. */
+  /**
+   * The base URL of the host that serves `uuid`'s data. Throws a SiloRegionError when there is
+   * none to derive: `baseUrl` does not serve that region, and asking it anyway answers a 404 that
+   * says the silo does not exist.
+   */
   #dataBase(uuid: string, region: Region | undefined): string {
     const r = region ?? this.#regions.get(uuid.toLowerCase()) ?? this.region;
     const explicit = this.#regionUrls[r];
@@ -412,7 +442,7 @@ export class SiloClient {
     if (r === this.region) return this.baseUrl;
     const url = new URL(this.baseUrl);
     const [first, ...rest] = url.hostname.split('.');
-    if (rest.length === 0 || !REGIONS.includes(first as Region)) return this.baseUrl;
+    if (rest.length === 0 || !REGIONS.includes(first as Region)) throw new SiloRegionError(r, uuid, this.baseUrl);
     url.hostname = [r, ...rest].join('.');
     return trimSlash(url.toString());
   }
@@ -460,6 +490,48 @@ export class Webhooks {
   }
 }
 
+/** The account's audit log (manage key): who did what, when, from where, and whether it succeeded (contract §19). */
+export class Audit {
+  readonly #manage: ManageCall;
+  readonly #feed: (options: AuditEventOptions) => AsyncGenerator<AuditEvent>;
+
+  /** @internal */
+  constructor(manage: ManageCall, feed: (options: AuditEventOptions) => AsyncGenerator<AuditEvent>) {
+    this.#manage = manage;
+    this.#feed = feed;
+  }
+
+  /** GET /api/v1/manage/audit: one page of the account's entries, newest first. */
+  async list(query: AuditQuery = {}, options: CallOptions = {}): Promise<AuditList> {
+    const response = await this.#manage('GET', `/api/v1/manage/audit${auditQuery(query)}`, { signal: options.signal });
+    return jsonOf<AuditList>(response);
+  }
+
+  /**
+   * Every entry the query selects, page after page (newest first). As with the silo list, an
+   * entry that commits meanwhile pushes the older ones down a place, so one may come twice: to
+   * follow the log as it grows, use `events`.
+   */
+  async *listAll(query: Omit<AuditQuery, 'page'> = {}, options: CallOptions = {}): AsyncGenerator<AuditEntry> {
+    const perPage = query.perPage ?? 100;
+    for (let page = 1; ; page++) {
+      const { entries, metadata } = await this.list({ ...query, page, perPage }, options);
+      yield* entries;
+      if (entries.length < perPage || page * perPage >= metadata.total_items) return;
+    }
+  }
+
+  /**
+   * GET /api/v1/manage/audit/events: each entry as it commits, as an async iterator. A dropped
+   * connection is resumed from the last entry's time: none missed, none twice (a `reset` event
+   * when more than the server replays were missed). It ends when its signal aborts, or with a
+   * SiloError (a revoked key).
+   */
+  events(options: AuditEventOptions = {}): AsyncGenerator<AuditEvent> {
+    return this.#feed(options);
+  }
+}
+
 function trimSlash(url: string): string {
   return url.replace(/\/+$/, '');
 }
@@ -474,9 +546,19 @@ function versionSegment(version: number): string {
 }
 
 function pageQuery(options: PageOptions): string {
+  return queryOf({ page: options.page, per_page: options.perPage });
+}
+
+function auditQuery(query: AuditQuery): string {
+  const since = query.since instanceof Date ? query.since.toISOString() : query.since;
+  const params: AuditParams = { page: query.page, per_page: query.perPage, since, silo: query.silo, actor: query.actor };
+  return queryOf(params);
+}
+
+/** `?name=value&...` of the parameters given (none: ''). */
+function queryOf(values: Record<string, string | number | undefined>): string {
   const params = new URLSearchParams();
-  if (options.page !== undefined) params.set('page', String(options.page));
-  if (options.perPage !== undefined) params.set('per_page', String(options.perPage));
+  for (const [name, value] of Object.entries(values)) if (value !== undefined) params.set(name, String(value));
   return params.size > 0 ? `?${params}` : '';
 }
 

@@ -1,11 +1,14 @@
 /**
  * What a failed call throws: a `SiloError` with the answer's status and its `detail`, exactly as
- * the API sends it (`{"detail": "..."}`, or for a 422 the list of problems).
+ * the API sends it (`{"detail": "..."}`, or for a 422 the list of problems). A call the client
+ * cannot address (a silo of a region it has no URL for) throws a `SiloRegionError` before any
+ * request. Network failures and aborts are not wrapped: they reject as fetch rejects.
  */
 import type { components } from './generated/openapi.js';
 
 /** One problem of a 422: where (`loc`), what (`msg`), and a stable word (`type`). */
 export type ValidationIssue = components['schemas']['ValidationIssue'];
+type Region = components['schemas']['SiloMeta']['region_name'];
 
 export class SiloError extends Error {
   override readonly name = 'SiloError';
@@ -43,6 +46,30 @@ export class SiloError extends Error {
       // Not JSON (a proxy's page, say): its text stands as the detail.
     }
     return new SiloError(response.status, detail, response.headers);
+  }
+}
+
+/**
+ * A silo's data lives on another region's host, and the client cannot tell where that is: no
+ * `regionUrls` entry for the region, and a `baseUrl` whose first host label is no region to swap
+ * (`localhost`, an IP address, `silo.internal`). Thrown before any request: sent to `baseUrl`,
+ * the read would only answer a misleading 404. Not a SiloError, since no server answered.
+ */
+export class SiloRegionError extends Error {
+  override readonly name = 'SiloRegionError';
+
+  constructor(
+    /** The region of the silo, which the client has no address for. */
+    readonly region: Region,
+    /** The silo asked for. */
+    readonly uuid: string,
+    baseUrl: string,
+  ) {
+    super(
+      `Silo ${uuid} is in region ${region}, which ${baseUrl} does not serve: give its address as regionUrls['${region}'] ` +
+        `(for silo serve: the port of SILO_PORT_${region.toUpperCase().replace(/-/g, '_')}), ` +
+        `or use a baseUrl whose first host label is a region (api.example.com, then ${region}.example.com is asked)`,
+    );
   }
 }
 

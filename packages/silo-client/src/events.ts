@@ -1,5 +1,5 @@
 /**
- * Change feeds as async iterators (contract §11). Two transports:
+ * Change feeds as async iterators (contract §11), and the audit feed (§19, fetch only). Two transports:
  *
  * - fetch and a small SSE reader (sse.ts): everywhere, and the only one that can send a key;
  * - the platform's EventSource, where there is one (browsers), for public feeds.
@@ -52,6 +52,9 @@ export interface FeedSpec {
   onEvent?: (event: SiloEvent) => void;
 }
 
+/** Reconnections in a row without an event before a feed gives up. */
+const DEFAULT_RECONNECTS = 20;
+
 /** Events after which the server ends the stream: nothing follows. */
 const FINAL = new Set(['delete', 'move']);
 
@@ -80,17 +83,33 @@ export function events(spec: FeedSpec): AsyncGenerator<SiloEvent> {
   return viaFetch(spec);
 }
 
-async function* viaFetch(spec: FeedSpec): AsyncGenerator<SiloEvent> {
-  const { signal } = spec.options;
-  const limit = spec.options.reconnects ?? 20;
-  let lastId = spec.options.since === undefined ? undefined : String(spec.options.since);
+/** A feed over fetch, whatever its events: where, with which headers, and from which event on. */
+interface FetchFeed {
+  transport: Transport;
+  url: string;
+  headers: Record<string, string>;
+  signal: AbortSignal | undefined;
+  /** Reconnections in a row without an event before giving up. */
+  reconnects: number;
+  /** The Last-Event-ID of the next connection (undefined: none), asked before each one. */
+  lastId(): string | undefined;
+}
+
+/**
+ * The raw events of a feed, as they arrive, across connections: a stream that ends or breaks is
+ * opened again with Last-Event-ID. Returns when the signal aborts; throws the SiloError of a
+ * refused stream, or the last failure once `reconnects` connections in a row brought no event.
+ */
+async function* fetchEvents(feed: FetchFeed): AsyncGenerator<RawEvent> {
+  const { signal } = feed;
   let failures = 0;
   let lastError: unknown;
   while (!signal?.aborted) {
     let retryMs: number | undefined;
     try {
-      const response = await spec.transport.fetch(spec.url, {
-        headers: { Accept: 'text/event-stream', ...spec.headers, ...(lastId === undefined ? {} : { 'Last-Event-ID': lastId }) },
+      const lastId = feed.lastId();
+      const response = await feed.transport.fetch(feed.url, {
+        headers: { Accept: 'text/event-stream', ...feed.headers, ...(lastId === undefined ? {} : { 'Last-Event-ID': lastId }) },
         ...(signal ? { signal } : {}),
       });
       if (!response.ok || response.body === null) {
@@ -103,11 +122,7 @@ async function* viaFetch(spec: FeedSpec): AsyncGenerator<SiloEvent> {
         const reading = readEvents(response.body);
         for await (const raw of reading.events) {
           failures = 0;
-          const event = toEvent(raw);
-          if (raw.id !== undefined) lastId = raw.id;
-          spec.onEvent?.(event);
-          yield event;
-          if (FINAL.has(event.type)) return;
+          yield raw;
         }
         retryMs = reading.retryMs();
         lastError = new Error('The event stream ended');
@@ -117,12 +132,32 @@ async function* viaFetch(spec: FeedSpec): AsyncGenerator<SiloEvent> {
       if (error instanceof SiloError) throw error;
       lastError = error; // the network: the server went away, or the connection broke
     }
-    if (++failures > limit) throw lastError;
+    if (++failures > feed.reconnects) throw lastError;
     try {
       await sleep(retryMs ?? Math.min(5000, backoffMs(failures - 1, 500)), signal);
     } catch {
       return; // aborted while waiting
     }
+  }
+}
+
+/** A silo's or the account's change feed over fetch: resumed from the last event's id (the silo's version). */
+async function* viaFetch(spec: FeedSpec): AsyncGenerator<SiloEvent> {
+  let lastId = spec.options.since === undefined ? undefined : String(spec.options.since);
+  const raws = fetchEvents({
+    transport: spec.transport,
+    url: spec.url,
+    headers: spec.headers,
+    signal: spec.options.signal,
+    reconnects: spec.options.reconnects ?? DEFAULT_RECONNECTS,
+    lastId: () => lastId,
+  });
+  for await (const raw of raws) {
+    const event = toEvent(raw);
+    if (raw.id !== undefined) lastId = raw.id;
+    spec.onEvent?.(event);
+    yield event;
+    if (FINAL.has(event.type)) return;
   }
 }
 
@@ -176,4 +211,98 @@ async function* viaEventSource(spec: FeedSpec, EventSourceCtor: EventSourceClass
     source.close();
     signal?.removeEventListener('abort', onAbort);
   }
+}
+
+type AuditEntry = components['schemas']['AuditEntry'];
+
+/**
+ * An event of the account's audit feed: an entry of the audit log as it commits (`id` its time),
+ * or `reset`: a resume missed more entries than the server replays (1 000); read them with
+ * `audit.list({ since })`, the feed goes on live.
+ */
+export type AuditEvent =
+  | { type: 'audit'; id: string; data: AuditEntry }
+  | { type: 'reset'; id: undefined; data: { detail: string; since: string } };
+
+export interface AuditEventOptions {
+  /**
+   * Start with the entries at or after this time (a Date, or RFC 3339 text), at most 1 000 (past
+   * that, a `reset`). Without it, the feed has the entries that commit after it opens (until its
+   * first entry, a reconnection starts live again: give `since` to miss none).
+   */
+  since?: Date | string;
+  /** Ends the feed: the iterator returns. */
+  signal?: AbortSignal;
+  /** Reconnections in a row without an event before giving up (default 20); the wait doubles from 500 ms to 5 s. */
+  reconnects?: number;
+}
+
+export interface AuditFeedSpec {
+  transport: Transport;
+  /** The feed's address, without a query. */
+  url: string;
+  headers: Record<string, string>;
+  options: AuditEventOptions;
+}
+
+/**
+ * The audit feed (`GET /api/v1/manage/audit/events`, manage key), over fetch: the key travels in
+ * a header. An event's id is its entry's time, and a reconnection asks for the entries at or
+ * after the newest time seen, that very millisecond's included: those already seen are left out
+ * here (told apart by their JSON, as the server does), so none comes twice and none is missed.
+ */
+export function auditEvents(spec: AuditFeedSpec): AsyncGenerator<AuditEvent> {
+  const { since } = spec.options;
+  // ?since= for the first connection (a bad one is a 422 that names `since`); once an entry came,
+  // Last-Event-ID, which the server prefers.
+  const url = since === undefined ? spec.url : `${spec.url}?${new URLSearchParams({ since: since instanceof Date ? since.toISOString() : since })}`;
+  const seen = newestEntries();
+  const raws = fetchEvents({
+    transport: spec.transport,
+    url,
+    headers: spec.headers,
+    signal: spec.options.signal,
+    reconnects: spec.options.reconnects ?? DEFAULT_RECONNECTS,
+    lastId: seen.lastId,
+  });
+  return decodeAudit(raws, seen);
+}
+
+async function* decodeAudit(raws: AsyncGenerator<RawEvent>, seen: NewestEntries): AsyncGenerator<AuditEvent> {
+  for await (const raw of raws) {
+    if (raw.event === 'reset') yield { type: 'reset', id: undefined, data: parseJson(raw.data) as { detail: string; since: string } };
+    else if (raw.event === 'audit' && raw.id !== undefined && seen.fresh(raw.id, raw.data)) {
+      yield { type: 'audit', id: raw.id, data: parseJson(raw.data) as AuditEntry };
+    }
+  }
+}
+
+interface NewestEntries {
+  /** The id to resume from: the newest entry time seen. */
+  lastId(): string | undefined;
+  /** Whether the entry (its time and JSON) is one not seen before; notes it. */
+  fresh(id: string, text: string): boolean;
+}
+
+/**
+ * The entries of the newest time seen: all that a resume replays again. An older entry (one that
+ * committed late, behind newer ones) is never replayed, so it needs no remembering.
+ */
+function newestEntries(): NewestEntries {
+  let newest: { id: string; time: number; texts: Set<string> } | undefined;
+  return {
+    lastId: () => newest?.id,
+    fresh(id, text) {
+      const time = Date.parse(id);
+      if (Number.isNaN(time)) return true;
+      if (newest === undefined || time > newest.time) {
+        newest = { id, time, texts: new Set([text]) };
+        return true;
+      }
+      if (time < newest.time) return true;
+      if (newest.texts.has(text)) return false;
+      newest.texts.add(text);
+      return true;
+    },
+  };
 }

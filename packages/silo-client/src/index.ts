@@ -7,10 +7,15 @@
  *   const { data, total } = await silo.read(file_uuid, { filter: where('age').gt(30), sort: '-age' });
  */
 export {
+  Audit,
   REGIONS,
   SiloClient,
   Webhooks,
   type Address,
+  type AuditAction,
+  type AuditEntry,
+  type AuditList,
+  type AuditQuery,
   type CallOptions,
   type Change,
   type ConflictOptions,
@@ -48,8 +53,8 @@ export {
   type WebhookRetried,
   type WriteOptions,
 } from './client.js';
-export { isSiloError, SiloError, type ValidationIssue } from './errors.js';
-export type { EventOptions, SiloEvent } from './events.js';
+export { isSiloError, SiloError, SiloRegionError, type ValidationIssue } from './errors.js';
+export type { AuditEvent, AuditEventOptions, EventOptions, SiloEvent } from './events.js';
 export type { RetryOptions } from './http.js';
 export { and, Field, Filter, literal, not, or, pathText, queryString, where, type Literal, type Op, type FilterOp, type Output, type Path, type ReadQuery } from './query.js';
 export type { components, operations, paths } from './generated/openapi.js';

@@ -4,7 +4,7 @@
  * the account's) resumed after the server restarts.
  */
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
-import { isSiloError, JsonNumber, SiloClient, SiloError, where, type JsonValue, type SiloEvent } from '../src/index.js';
+import { isSiloError, JsonNumber, SiloClient, SiloError, where, type AuditEvent, type JsonValue, type SiloEvent } from '../src/index.js';
 import { redisAvailable, removeDataDirs, startSilo, type Running, type Store } from './support/servers.js';
 
 const haveRedis = await redisAvailable();
@@ -257,6 +257,43 @@ describe.each(stores)('silo-client against silo serve on %s', (store) => {
     await client.webhooks.delete(hook.id);
     expect((await client.webhooks.list()).map((h) => h.id)).not.toContain(hook.id);
     await expect(client.webhooks.deliveries(hook.id)).rejects.toMatchObject({ status: 404 });
+  });
+
+  it('lists the audit log (a page, every page, by silo, time and actor) and follows its feed, live and from since', async () => {
+    const live: AuditEvent[] = [];
+    const controller = new AbortController();
+    const following = (async () => {
+      for await (const event of client.audit.events({ signal: controller.signal })) live.push(event);
+    })();
+    await new Promise((resolve) => setTimeout(resolve, 300)); // the feed has the entries after it opens
+    const { file_uuid: uuid } = await client.create({ file_name: 'audited', file_data: {} });
+
+    const created = await client.audit.list({ silo: uuid });
+    expect(created.metadata).toEqual({ total_items: 1, per_page: 25, page_no: 1 });
+    expect(created.entries).toEqual([
+      expect.objectContaining({ action: 'silo.create', file_uuid: uuid, version: 1, outcome: 'success', actor: expect.objectContaining({ type: 'manage' }) }),
+    ]);
+    const createdAt = created.entries[0]!.time;
+
+    await client.update(uuid, { file_name: 'audited again' });
+    const all: string[] = [];
+    for await (const entry of client.audit.listAll({ silo: uuid, perPage: 1 })) all.push(entry.action);
+    expect(all).toEqual(['silo.update', 'silo.create']); // newest first
+    expect((await client.audit.list({ silo: uuid, since: new Date(Date.now() + 60_000) })).entries).toEqual([]);
+    expect((await client.audit.list({ actor: 'nobody by this name' })).metadata.total_items).toBe(0);
+    await expect(client.audit.list({ since: 'yesterday' })).rejects.toMatchObject({ status: 422 });
+
+    // The live feed heard both, oldest first.
+    const mine = () => live.filter((e) => e.type === 'audit' && e.data.file_uuid === uuid).map((e) => e.type === 'audit' && e.data.action);
+    await expect.poll(mine, { timeout: 10_000 }).toEqual(['silo.create', 'silo.update']);
+    controller.abort();
+    await following;
+
+    // A feed from since replays the entries at or after it, then goes on live.
+    const replay = client.audit.events({ since: createdAt });
+    const first = await replay.next();
+    await replay.return(undefined);
+    expect(first.value).toMatchObject({ type: 'audit', id: createdAt, data: { action: 'silo.create', file_uuid: uuid } });
   });
 
   it("streams a silo's feed (replay from since, then live, with data) and the account's", async () => {

@@ -5,7 +5,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { JsonNumber, SiloClient, type SiloEvent } from '../src/index.js';
+import { JsonNumber, SiloClient, type AuditEvent, type SiloEvent } from '../src/index.js';
 import { readEvents } from '../src/sse.js';
 
 const UUID = '3f2c1a9e-8b7d-4c6e-9f10-2a3b4c5d6e7f';
@@ -117,7 +117,9 @@ describe('a feed over fetch', () => {
     const events: SiloEvent[] = [];
     for await (const event of client.events(UUID)) events.push(event);
     expect(events.map((e) => e.type)).toEqual(['update', 'move']);
-    const refused = client.events(UUID, { data: true });
+    // The move taught the client the silo's region, which this baseUrl (an IP address) cannot be turned into.
+    expect(() => client.events(UUID)).toThrow(expect.objectContaining({ name: 'SiloRegionError', region: 'sg-01-api' }));
+    const refused = client.events(UUID, { data: true, region: 'api' });
     await expect(refused.next()).rejects.toMatchObject({ name: 'SiloError', status: 404, detail: 'Silo not found' });
   });
 
@@ -140,5 +142,47 @@ describe('a feed over fetch', () => {
     setTimeout(() => controller.abort(), 1500);
     expect(await feed.next()).toEqual({ done: true, value: undefined });
     expect(s.requests.length).toBeGreaterThanOrEqual(2);
+  });
+});
+
+describe('the audit feed over fetch', () => {
+  const T1 = '2026-05-01T10:00:00.000Z';
+  const T2 = '2026-05-01T10:00:01.000Z';
+  const entry = (time: string, action: string) =>
+    `event: audit\nid: ${time}\ndata: {"time":"${time}","action":"${action}","actor":{"type":"manage","name":"default"},"address":"127.0.0.1","file_uuid":"${UUID}","version":1,"outcome":"success"}\n\n`;
+
+  it('starts from since, resumes from the newest entry time, and leaves out the entries of that time it has seen', async () => {
+    const urls: string[] = [];
+    const s = await serve((req, res, n) => {
+      urls.push(req.url ?? '');
+      // The server replays the entries at or after Last-Event-ID, that millisecond's included.
+      if (n === 0) sse(res, `retry: 50\n\n${entry(T1, 'silo.create')}${entry(T1, 'silo.update')}`);
+      else sse(res, `${entry(T1, 'silo.create')}${entry(T1, 'silo.update')}event: reset\ndata: {"detail":"More than 1000 entries","since":"${T1}"}\n\n${entry(T2, 'silo.delete')}`, false);
+    });
+    const client = new SiloClient({ baseUrl: s.url, manageKey: 'silo_man_m' });
+    const events: AuditEvent[] = [];
+    for await (const event of client.audit.events({ since: new Date(T1) })) {
+      events.push(event);
+      if (events.length === 4) break;
+    }
+    expect(events.map((e) => [e.type, e.id, e.type === 'audit' ? e.data.action : e.data.since])).toEqual([
+      ['audit', T1, 'silo.create'],
+      ['audit', T1, 'silo.update'],
+      ['reset', undefined, T1],
+      ['audit', T2, 'silo.delete'],
+    ]);
+    expect(urls).toEqual([`/api/v1/manage/audit/events?since=${encodeURIComponent(T1)}`, `/api/v1/manage/audit/events?since=${encodeURIComponent(T1)}`]);
+    expect(s.requests.map((h) => h['last-event-id'])).toEqual([undefined, T1]);
+    expect(s.requests[0]!['x-man-api']).toBe('silo_man_m');
+  });
+
+  it('needs a manage key, and throws the SiloError of a refused stream', async () => {
+    const s = await serve((_req, res) => {
+      res.writeHead(422, { 'Content-Type': 'application/json' });
+      res.end('{"detail":[{"loc":["query","since"],"msg":"Input should be a valid datetime","type":"datetime_parsing"}]}');
+    });
+    expect(() => new SiloClient({ baseUrl: s.url }).audit.events()).toThrow(/manage key/);
+    const refused = new SiloClient({ baseUrl: s.url, manageKey: 'silo_man_m' }).audit.events({ since: 'yesterday' });
+    await expect(refused.next()).rejects.toMatchObject({ name: 'SiloError', status: 422, issues: [expect.objectContaining({ loc: ['query', 'since'] })] });
   });
 });

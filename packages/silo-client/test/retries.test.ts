@@ -102,6 +102,25 @@ describe('retries', () => {
     await expect(clientOf(server).meta(UUID, { signal: AbortSignal.abort() })).rejects.toThrow();
   });
 
+  it('rejects with fetch\'s own TypeError when no server answers (no SiloError, no retry), keeping the cause', async () => {
+    const gone = await scripted([ok]);
+    await gone.close(); // nothing listens on its port any more
+    let calls = 0;
+    const client = new SiloClient({
+      baseUrl: gone.url,
+      manageKey: 'silo_man_m',
+      fetch: (input, init) => {
+        calls++;
+        return fetch(input, init);
+      },
+    });
+    const error = await client.meta(UUID).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TypeError);
+    expect(error).not.toBeInstanceOf(SiloError);
+    expect((error as TypeError).cause).toMatchObject({ code: 'ECONNREFUSED' });
+    expect(calls).toBe(1);
+  });
+
   it('sends the keys, the content types and If-Match each call needs', async () => {
     server = await scripted(() => ok);
     const client = new SiloClient({ baseUrl: `${server.url}/`, manageKey: 'silo_man_m', accessKey: 'silo_acc_a' });

@@ -134,7 +134,7 @@ export const SETTINGS: Setting[] = [
   { env: 'SILO_PUBLIC_QUERIES', flag: 'public-queries', kind: 'boolean', default: 'false', help: 'allow query and search parameters on /public/<uuid>' },
   { env: 'SILO_LOG_LEVEL', flag: 'log-level', kind: 'string', default: 'info', help: 'debug, info, warn, error or silent: the log entries written (info includes one line per request)' },
   { env: 'SILO_LOG_FORMAT', flag: 'log-format', kind: 'string', default: 'json', help: 'json (one object per line) or pretty (plain lines for a person at a terminal)' },
-  { env: 'SILO_TRUST_PROXY', flag: 'trust-proxy', kind: 'boolean', default: 'false', help: 'take the client address from X-Forwarded-For' },
+  { env: 'SILO_TRUST_PROXY', flag: 'trust-proxy', kind: 'boolean', default: 'false', help: 'take the client address from X-Forwarded-For and the scheme from X-Forwarded-Proto' },
   { env: 'SILO_TLS_CERT', flag: 'tls-cert', kind: 'string', default: '', help: 'PEM certificate file: serve HTTPS (needs SILO_TLS_KEY)' },
   { env: 'SILO_TLS_KEY', flag: 'tls-key', kind: 'string', default: '', help: 'PEM private key file: serve HTTPS (needs SILO_TLS_CERT)' },
   { env: 'SILO_MAX_CONNECTIONS', flag: 'max-connections', kind: 'string', default: '10000', help: 'connections open at once; more are closed as they arrive; 0 = no cap' },

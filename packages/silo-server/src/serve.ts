@@ -246,7 +246,7 @@ export function createApp(opts: {
         path: redactKeyValues(ctx.path.length > 512 ? `${ctx.path.slice(0, 512)}…` : ctx.path),
         status: ctx.res.statusCode,
         duration_ms: Math.round(durationMs * 100) / 100,
-        host: redactKeyValues(ctx.hostname),
+        host: redactKeyValues(ctx.hostname.length > 256 ? `${ctx.hostname.slice(0, 256)}…` : ctx.hostname),
         ip: clientAddress(ctx, opts.trustProxy),
         ...(ctx.res.writableFinished ? {} : { aborted: true }),
       });

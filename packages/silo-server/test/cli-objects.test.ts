@@ -131,6 +131,10 @@ describe('silo silos', () => {
     const fromFile = json(await silo('silos', 'create', '--name', 'settings', '--data-file', file, '--region', 'sg-01-api', '--public', '--json'));
     expect(fromFile).toMatchObject({ region_name: 'sg-01-api', is_public: true });
     const fromStdin = json(await siloWith({ stdin: '{"a": [1, 2]}' }, 'silos', 'create', '--name', 'piped', '--json'));
+    // Without --json: the uuid alone on stdout (for U=$(silo silos create ...)), the sentence on stderr.
+    const plain = ok(await silo('silos', 'create', '--name', 'plain', '--data', '{}'));
+    expect(plain.stdout).toMatch(/^[0-9a-f-]{36}\n$/);
+    expect(plain.stderr).toContain('Created private silo "plain" in region api');
     expect(ok(await silo('silos', 'get', fromStdin.file_uuid)).stdout).toContain('{"a":[1,2]}');
     expect(ok(await silo('silos', 'get', fromFile.file_uuid)).stdout.trimEnd().endsWith('{"theme":"dark"}')).toBe(true);
 

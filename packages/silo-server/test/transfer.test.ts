@@ -53,12 +53,14 @@ describe('export and import on SQLite', () => {
     expect(await authenticates(target, keys)).toBe(true);
   }, 30_000);
 
-  it('--out writes a file (never a half one), --in reads it', async () => {
+  it('--out writes a file (never a half one, readable by its owner only), --in reads it', async () => {
     const file = tempFile('out');
     const out = await silo(['export', '--out', file], { store: source });
     expect(out.code, out.stderr).toBe(0);
     expect(out.stdout).toBe('');
     expect(fs.existsSync(`${file}.partial`)).toBe(false);
+    // It holds key and password hashes and webhook secrets: 0600 whatever the umask (0644 before).
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
     expect(fs.readFileSync(file, 'utf8')).toBe(exported);
     const target = sqliteUrl('in');
     const run = await silo(['import', '--in', file], { store: target });

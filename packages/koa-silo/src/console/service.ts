@@ -13,6 +13,8 @@ import { generatePassword, hashPassword, verifyPassword } from './passwords.js';
 
 /** A session unused this long has ended. */
 export const SESSION_IDLE_MS = 12 * 3_600_000;
+/** A session this old has ended however often it is used: a stolen cookie does not last for ever. */
+export const SESSION_MAX_MS = 7 * 24 * 3_600_000;
 /** A session's last use is written at most this often (not on every request). */
 const TOUCH_EVERY_MS = 60_000;
 
@@ -163,7 +165,7 @@ export function createConsoleService(storage: SiloStorage, options: ConsoleServi
       const key = sessionKey(token);
       const [session, at] = [await storage.getSession(key), now()];
       if (!session) return undefined;
-      if (at - session.seen_at >= SESSION_IDLE_MS) {
+      if (at - session.seen_at >= SESSION_IDLE_MS || at - Date.parse(session.created_at) >= SESSION_MAX_MS) {
         await storage.deleteSession(key);
         return undefined;
       }

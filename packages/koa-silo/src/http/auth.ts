@@ -61,7 +61,7 @@ export function createAuth(deps: {
   /** The caller behind a console session: it may do what the account's keys may (contract §13). */
   async function sessionCaller(ctx: Context, token: string, type: KeyType): Promise<Principal & { user: string }> {
     const who = await sessionHolder(sessions!, token);
-    checkOrigin(ctx);
+    checkOrigin(ctx, trustProxy);
     return { account: who.account, keyType: type, keyName: `console:${who.user}`, user: who.user };
   }
 

@@ -16,6 +16,19 @@ export function clientAddress(ctx: Context, trustProxy: boolean): string {
 }
 
 /**
+ * The scheme the client used: the socket's (`https` under Silo's own TLS); with `trustProxy`, the
+ * last X-Forwarded-Proto entry, as the proxy that terminated TLS set it (the console's Origin check
+ * and its Secure cookie need the browser's scheme, not the proxy's plain connection to Silo).
+ */
+export function clientProtocol(ctx: Context, trustProxy: boolean): 'http' | 'https' {
+  if (trustProxy) {
+    const last = ctx.get('X-Forwarded-Proto').split(',').map((s) => s.trim().toLowerCase()).filter(Boolean).at(-1);
+    if (last === 'https' || last === 'http') return last;
+  }
+  return ctx.req.socket && 'encrypted' in ctx.req.socket && ctx.req.socket.encrypted ? 'https' : 'http';
+}
+
+/**
  * The network a limit per client counts `address` under: an IPv4 address as it is, an IPv6 one by
  * its /64 (one subscriber's network, as providers hand them out; counting single IPv6 addresses
  * would give one client 2^64 budgets). Anything else (a proxy's odd header) as it is, cut short.

@@ -40,18 +40,19 @@ export interface ConsoleApiDeps {
 
 export function consoleApiHandlers(deps: ConsoleApiDeps) {
   const { accounts } = deps;
+  const trustProxy = deps.trustProxy ?? false;
 
   /** The signed-in user, or 401; a mutating request must also come from this server's pages. */
   async function signedIn(ctx: Context): Promise<SignedIn> {
     const who = await sessionHolder(deps.console, sessionToken(ctx));
-    checkOrigin(ctx);
+    checkOrigin(ctx, trustProxy);
     return who;
   }
 
-  const from = (ctx: Context) => ({ address: clientAddress(ctx, deps.trustProxy ?? false) });
+  const from = (ctx: Context) => ({ address: clientAddress(ctx, trustProxy) });
   /** A sign-in's client: its address (for the audit log) and network (for the password check's line). */
   const signingIn = (ctx: Context) => {
-    const address = clientAddress(ctx, deps.trustProxy ?? false);
+    const address = clientAddress(ctx, trustProxy);
     return { address, network: clientNetwork(address) };
   };
   /** The signed-in user as the audit log's actor. */
@@ -59,7 +60,7 @@ export function consoleApiHandlers(deps: ConsoleApiDeps) {
 
   return {
     async signIn(ctx: Context): Promise<void> {
-      checkOrigin(ctx);
+      checkOrigin(ctx, trustProxy);
       const body = await readJson(ctx, BODY, deps.maxJsonDepth);
       const input = checkSignIn(body.value, 'body');
       await deps.signInGuard.admit(ctx, input.user);
@@ -69,15 +70,15 @@ export function consoleApiHandlers(deps: ConsoleApiDeps) {
         await deps.signInGuard.failed(input.user);
         throw new UnauthorizedError('Wrong user name or password');
       }
-      setSessionCookie(ctx, session.token);
+      setSessionCookie(ctx, session.token, trustProxy);
       sendJson(ctx, 200, session.who);
     },
 
     async signOut(ctx: Context): Promise<void> {
-      checkOrigin(ctx);
+      checkOrigin(ctx, trustProxy);
       const token = sessionToken(ctx);
       if (token !== undefined) await deps.console.signOut(token, from(ctx));
-      clearSessionCookie(ctx);
+      clearSessionCookie(ctx, trustProxy);
       sendEmpty(ctx, 204);
     },
 

@@ -79,6 +79,29 @@ function isStorageOutage(err: unknown): boolean {
   return /^(ClientClosedError|ConnectionTimeoutError|SocketClosedUnexpectedlyError|ClientOfflineError)$/.test(err.name);
 }
 
+/** How often an outage of the storage is logged while it lasts: every request meets it, and any client can send requests. */
+export const OUTAGE_LOG_EVERY_MS = 10_000;
+
+/** Per logger (one per Silo): when the last outage line was written, and the requests met since. */
+const outages = new WeakMap<SiloLogger, { at: number; since: number }>();
+
+function logOutage(ctx: Context, err: StorageUnavailableError, logger: SiloLogger): void {
+  const now = Date.now();
+  const last = outages.get(logger);
+  if (last && now - last.at < OUTAGE_LOG_EVERY_MS) {
+    last.since++;
+    return;
+  }
+  const more = last && last.since > 0 ? ` (and ${last.since} more requests in the last ${Math.round((now - last.at) / 1000)} s)` : '';
+  outages.set(logger, { at: now, since: 0 });
+  logger.error(`silo: storage unavailable on ${ctx.method} ${requestPath(ctx)}${more}`, err.cause ?? err);
+}
+
+/** The request's path for a log line: keys cut out, and no longer than a line should be. */
+function requestPath(ctx: Context): string {
+  return clip(redactKeyValues(ctx.path), MAX_QUOTED_CHARS);
+}
+
 /** Write `err` as the response of `ctx`. Headers already set (rate limit, CORS) are kept. */
 export function renderError(ctx: Context, err: unknown, logger: SiloLogger): void {
   if (err instanceof SiloQueryError) {
@@ -90,7 +113,7 @@ export function renderError(ctx: Context, err: unknown, logger: SiloLogger): voi
   }
   if (err instanceof SiloError) {
     if (err instanceof StorageUnavailableError) {
-      logger.error(`silo: storage unavailable on ${ctx.method} ${redactKeyValues(ctx.path)}`, err.cause ?? err);
+      logOutage(ctx, err, logger);
       ctx.set('Retry-After', '1');
     }
     for (const [name, value] of Object.entries(err.headers)) ctx.set(name, value);
@@ -98,7 +121,7 @@ export function renderError(ctx: Context, err: unknown, logger: SiloLogger): voi
     sendJson(ctx, err.status, { detail });
     return;
   }
-  logger.error(`silo: unexpected error on ${ctx.method} ${redactKeyValues(ctx.path)}`, err);
+  logger.error(`silo: unexpected error on ${ctx.method} ${requestPath(ctx)}`, err);
   sendJson(ctx, 500, { detail: INTERNAL });
 }
 

@@ -135,6 +135,14 @@ export function createHttp(deps: HttpDeps): SiloHttp {
     sendJsonText(ctx, 200, deps.openapiText);
   };
 
+  /** Answers that show a secret (a new key, a webhook's signing secret) or a signed-in user's view: kept by no cache. */
+  const noStore =
+    <A extends string[]>(handler: (ctx: Context, ...params: A) => Promise<void>) =>
+    async (ctx: Context, ...params: A): Promise<void> => {
+      ctx.set('Cache-Control', 'no-store');
+      await handler(ctx, ...params);
+    };
+
   // Order matters: /manage/silos and /manage/meta/x are tried before /manage/{file_uuid}.
   const routes: Route[] = [
     // `/` is Silo's only when it answers every path; mounted beside an app's routes, it is the app's.
@@ -145,18 +153,18 @@ export function createHttp(deps: HttpDeps): SiloHttp {
     { pattern: PATTERNS.accountEvents, methods: { GET: events.accountEvents } },
     { pattern: PATTERNS.audit, methods: { GET: auditHandlers({ auth, audit: deps.audit }).list } },
     { pattern: PATTERNS.auditEvents, methods: { GET: auditFeedHandler({ auth, audit: deps.audit, open: events.open }) } },
-    { pattern: PATTERNS.webhooks, methods: { GET: hooks.list, POST: hooks.create } },
-    { pattern: PATTERNS.webhook, methods: { DELETE: hooks.remove } },
+    { pattern: PATTERNS.webhooks, methods: { GET: hooks.list, POST: noStore(hooks.create) } },
+    { pattern: PATTERNS.webhook, methods: { GET: hooks.get, DELETE: hooks.remove } },
     { pattern: PATTERNS.deliveries, methods: { GET: hooks.deliveries } },
     { pattern: PATTERNS.retryDeliveries, methods: { POST: hooks.retry } },
     ...(options.console
       ? [
-          { pattern: PATTERNS.signIn, methods: { POST: consoleApi.signIn } },
-          { pattern: PATTERNS.signOut, methods: { POST: consoleApi.signOut } },
-          { pattern: PATTERNS.me, methods: { GET: consoleApi.me } },
-          { pattern: PATTERNS.consoleSession, methods: { GET: consoleApi.session } },
-          { pattern: PATTERNS.consoleKeys, methods: { GET: consoleApi.listKeys, POST: consoleApi.createKey } },
-          { pattern: PATTERNS.consoleKey, methods: { DELETE: consoleApi.revokeKey } },
+          { pattern: PATTERNS.signIn, methods: { POST: noStore(consoleApi.signIn) } },
+          { pattern: PATTERNS.signOut, methods: { POST: noStore(consoleApi.signOut) } },
+          { pattern: PATTERNS.me, methods: { GET: noStore(consoleApi.me) } },
+          { pattern: PATTERNS.consoleSession, methods: { GET: noStore(consoleApi.session) } },
+          { pattern: PATTERNS.consoleKeys, methods: { GET: noStore(consoleApi.listKeys), POST: noStore(consoleApi.createKey) } },
+          { pattern: PATTERNS.consoleKey, methods: { DELETE: noStore(consoleApi.revokeKey) } },
         ]
       : []),
     { pattern: PATTERNS.meta, methods: { GET: manage.meta } },

@@ -43,6 +43,12 @@ export function webhookHandlers({ auth, webhooks, maxJsonDepth }: WebhookDeps) {
       sendJson(ctx, 200, { webhooks: await webhooks.list(caller.account) });
     },
 
+    /** GET .../webhooks/{id}: where create's Location points. */
+    async get(ctx: Context, id: string): Promise<void> {
+      const caller = await auth.require(ctx, 'manage');
+      sendJson(ctx, 200, await webhooks.get(caller.account, webhookId(id)));
+    },
+
     async remove(ctx: Context, id: string): Promise<void> {
       const caller = await auth.require(ctx, 'manage');
       await caller.confirm();

@@ -345,6 +345,7 @@ export function buildOpenApi(options: OpenApiOptions): Record<string, unknown> {
         headers: { ...WRITE_HEADERS, Location: { description: 'The meta address of the new silo.', schema: { type: 'string' } } },
         content: json(ref('SiloCreated')),
       },
+      '408': response('RequestTimeout'),
       '413': response('PayloadTooLarge'),
       '415': response('UnsupportedMediaType'),
       '422': response('ValidationFailed'),
@@ -421,6 +422,7 @@ export function buildOpenApi(options: OpenApiOptions): Record<string, unknown> {
           '404': response('NotFound'),
           '409': response('PatchConflict'),
           '412': response('PreconditionFailed'),
+          '408': response('RequestTimeout'),
           '413': response('PayloadTooLarge'),
           '415': response('UnsupportedMediaType'),
           '422': response('ValidationFailed'),
@@ -607,6 +609,7 @@ export function buildOpenApi(options: OpenApiOptions): Record<string, unknown> {
             headers: { ...RATE_HEADERS, Location: { description: 'The address of the new webhook.', schema: { type: 'string' } } },
             content: json(ref('WebhookCreated')),
           },
+          '408': response('RequestTimeout'),
           '413': response('PayloadTooLarge'),
           '415': response('UnsupportedMediaType'),
           '422': response('ValidationFailed'),
@@ -622,6 +625,14 @@ export function buildOpenApi(options: OpenApiOptions): Record<string, unknown> {
       },
     },
     '/api/v1/manage/webhooks/{id}': {
+      get: {
+        tags: ['webhooks'],
+        operationId: 'getWebhook',
+        summary: 'One webhook (never its secret): where the create answer\'s Location points',
+        security: manageKey,
+        parameters: [WEBHOOK_ID],
+        responses: { '200': { description: 'The webhook.', headers: RATE_HEADERS, content: json(ref('WebhookInfo')) }, '404': response('NotFound'), ...MANAGE_ERRORS },
+      },
       delete: {
         tags: ['webhooks'],
         operationId: 'deleteWebhook',
@@ -708,6 +719,10 @@ export function buildOpenApi(options: OpenApiOptions): Record<string, unknown> {
       content: json(ref('HTTPError')),
     },
     PayloadTooLarge: { description: "Over the plan's size limit; the detail states the limit.", content: json(ref('HTTPError')) },
+    RequestTimeout: {
+      description: "The body arrived slower than the server's minimum rate (silo serve: `SILO_MIN_BODY_RATE`, 1000 bytes/s over 10 s); the connection is closed after the answer.",
+      content: json(ref('HTTPError')),
+    },
     UnsupportedMediaType: {
       description: 'A compressed (Content-Encoding) body. (The Content-Type is never refused: the body is read as JSON whatever it says.)',
       content: json(ref('HTTPError')),
@@ -741,6 +756,8 @@ export function buildOpenApi(options: OpenApiOptions): Record<string, unknown> {
         'Self-hosted JSON hosting: one JSON value per silo, a management API and a data API with query and search.',
         '',
         `Regions and hosts: ${hostList}. The region of a request is the one whose host equals the Host header (port ignored); any other host is served as \`api\`. Management answers on every host; data only on the silo's region host (404 elsewhere).`,
+        '',
+        'Before a request reaches these operations, the server itself answers (JSON, any path): 400 for a malformed request (several Host headers, a bad request target), 417 for an expectation other than 100-continue, 501 for a transfer coding other than chunked or a CONNECT, and 431 for headers larger than it takes (silo serve: 16 KB).',
         '',
         `Errors are JSON: \`{"detail": "..."}\` or the validation body. Unknown paths under Silo's addresses answer 404 \`{"detail":"Not Found"}\`; a known path with another method answers 405 \`{"detail":"Method Not Allowed"}\` with Allow (each path's description lists its methods). A storage outage is a 503. Rate limit: per client per minute by plan (default plan: ${defaultPlan.rateLimitPerMinute || 'unlimited'}/min, ${defaultPlan.maxDataBytes} bytes of file_data).`,
         '',

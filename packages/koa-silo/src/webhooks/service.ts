@@ -23,6 +23,8 @@ export interface WebhookService {
    */
   create(account: string, input: CreateWebhookInput, by?: AuditSource): Promise<WebhookInfo & { secret: string }>;
   list(account: string): Promise<WebhookInfo[]>;
+  /** One webhook (never its secret); 404 when the account has no such webhook. */
+  get(account: string, id: string): Promise<WebhookInfo>;
   /** 404 when the account has no such webhook. */
   remove(account: string, id: string, by?: AuditSource): Promise<void>;
   deliveries(account: string, id: string): Promise<DeliveryAttempt[]>;
@@ -138,6 +140,10 @@ export function createWebhookService(storage: SiloStorage, options: WebhookServi
 
     async list(account) {
       return (await storage.listWebhooks(account)).map(infoOf);
+    },
+
+    async get(account, id) {
+      return infoOf(await owned(account, id));
     },
 
     async remove(account, id, by = programmatic) {

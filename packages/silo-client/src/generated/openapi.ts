@@ -333,14 +333,16 @@ export interface paths {
             };
             cookie?: never;
         };
-        get?: never;
+        /** One webhook (never its secret): where the create answer's Location points */
+        get: operations["getWebhook"];
         put?: never;
         post?: never;
         /** Remove a webhook (its pending deliveries are dropped) */
         delete: operations["deleteWebhook"];
         /** The methods of this path, and the CORS preflight of a keyed request */
-        options: operations["deleteWebhookOptions"];
-        head?: never;
+        options: operations["getWebhookOptions"];
+        /** One webhook (never its secret): where the create answer's Location points (HEAD: the status and headers of GET, no body) */
+        head: operations["getWebhookHead"];
         patch?: never;
         trace?: never;
     };
@@ -1026,6 +1028,15 @@ export interface components {
                 "application/json": components["schemas"]["HTTPError"];
             };
         };
+        /** @description The body arrived slower than the server's minimum rate (silo serve: `SILO_MIN_BODY_RATE`, 1000 bytes/s over 10 s); the connection is closed after the answer. */
+        RequestTimeout: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["HTTPError"];
+            };
+        };
         /** @description A compressed (Content-Encoding) body. (The Content-Type is never refused: the body is read as JSON whatever it says.) */
         UnsupportedMediaType: {
             headers: {
@@ -1136,6 +1147,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
@@ -1206,6 +1218,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
@@ -1750,6 +1763,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["PatchConflict"];
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
@@ -2921,6 +2935,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
@@ -3010,6 +3025,37 @@ export interface operations {
             };
         };
     };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook (`wh_...`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The webhook. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookInfo"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["StorageUnavailable"];
+        };
+    };
     deleteWebhook: {
         parameters: {
             query?: never;
@@ -3041,7 +3087,7 @@ export interface operations {
             503: components["responses"]["StorageUnavailable"];
         };
     };
-    deleteWebhookOptions: {
+    getWebhookOptions: {
         parameters: {
             query?: never;
             header?: never;
@@ -3053,7 +3099,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description `Allow: DELETE, OPTIONS`. From an origin the operator lists (SILO_CORS_ORIGINS), also the CORS preflight headers; from any other origin, none (the browser then refuses the request). */
+            /** @description `Allow: GET, HEAD, DELETE, OPTIONS`. From an origin the operator lists (SILO_CORS_ORIGINS), also the CORS preflight headers; from any other origin, none (the browser then refuses the request). */
             204: {
                 headers: {
                     Allow: components["headers"]["Allow"];
@@ -3065,6 +3111,70 @@ export interface operations {
                     "Access-Control-Allow-Headers"?: string;
                     /** @description Seconds a browser may keep this answer. */
                     "Access-Control-Max-Age"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    getWebhookHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook (`wh_...`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The webhook. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid key (never says whether a silo exists). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such silo for this caller on this host (also when it belongs to another account, is private at /public, or lives in another region). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Over the rate limit of the plan (or, on an event address, over the open streams a client may hold). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A bug: `{"detail":"Internal Server Error"}`, never a stack trace. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The storage could not be reached, or large requests had filled the memory budget for longer than a request waits; retry after Retry-After seconds (the server recovers by itself). */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content?: never;

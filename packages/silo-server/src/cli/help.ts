@@ -29,7 +29,9 @@ set SILO_DATA_DIR), unless a command that writes is given --create to make a new
 Exit codes: 0 done, 1 the command failed, 2 it was used wrongly.
 
 Settings: an environment variable or a flag (the flag wins). The storage ones (--data-dir,
---store-url*, --sqlite-sync) apply to every command, the others to serve:
+--store-url*, --sqlite-sync) apply to every command; the plan's limits (SILO_MAX_KEYS,
+SILO_MAX_DATA_BYTES, SILO_HISTORY_VERSIONS...) to the commands that create keys or write silos
+too: give a command the environment the server runs with. The others apply to serve:
 `;
 
 /** One line per group of commands: what it is for. */

@@ -183,7 +183,11 @@ export async function silosCreate(args: string[], io: Io): Promise<number> {
   }, { writes: true });
   const { size: _size, ...created } = metaJson(record);
   if (values.json) io.stdout(`${JSON.stringify(created)}\n`);
-  else io.stdout(`Created ${record.is_public ? 'public' : 'private'} silo ${JSON.stringify(record.file_name)} in region ${record.region_name} (${sizeText(record.size)}):\n${record.file_uuid}\n`);
+  else {
+    // The uuid alone on stdout, so that `U=$(silo silos create ...)` holds it; the sentence is for people.
+    io.stderr(`Created ${record.is_public ? 'public' : 'private'} silo ${JSON.stringify(record.file_name)} in region ${record.region_name} (${sizeText(record.size)}).\n`);
+    io.stdout(`${record.file_uuid}\n`);
+  }
   return 0;
 }
 

@@ -60,7 +60,9 @@ export async function runExport(options: ExportOptions, io: TransferIo): Promise
   const partial = options.out === undefined ? undefined : `${options.out}.partial`;
   try {
     return await failingAs(async () => {
-      const output: Writable = partial === undefined ? io.stdout : fs.createWriteStream(partial, { flags: 'wx' });
+      // Owner-only, as the data directory is: the file holds key and password hashes, webhook
+      // signing secrets in clear, and every silo.
+      const output: Writable = partial === undefined ? io.stdout : fs.createWriteStream(partial, { flags: 'wx', mode: 0o600 });
       const progress = progressFor(label, io.stderr, io.terminal);
       let counts: Counts | undefined;
       try {
