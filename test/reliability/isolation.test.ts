@@ -150,6 +150,23 @@ describe('isolation: no request, key or account takes the server down or starves
     }
   }, 120_000);
 
+  it("item 10: one account's 9.9 MB full updates, two at a time, leave another account's reads alone", async () => {
+    // Two silos of alice's to write (one per connection: writes to one silo take turns).
+    const silos = await Promise.all(
+      Array.from({ length: 2 }, async (_, i) => {
+        const made = await call(server!.port, '/api/v1/manage/', { method: 'POST', headers: { 'X-MAN-API': data.alice.manage }, body: { file_name: `rewrite ${i}`, file_data: [] } });
+        expect(made.status).toBe(201);
+        return made.json.file_uuid as string;
+      }),
+    );
+    // Each stores 9.9 MB: SQLite's insert of it (20-50 ms) held the event loop before it moved to a thread of its own.
+    await underAttack('9.9 MB full updates', async () => {
+      const statuses = await hammer(2, 6000, (lane) => attack.rewrite(silos[lane]!));
+      expect([...statuses.keys()].every((s) => s === 200 || s === 503)).toBe(true);
+      expect(statuses.get(200)).toBeGreaterThan(0);
+    });
+  }, 120_000);
+
   it('item 9: a 3.6 MB JSON Patch of a 9.9 MB silo on an idle server is applied, not a 503', async () => {
     const value = Array.from({ length: 60 }, (_, i) => ({ id: i, name: i === 0 ? 'first' : `blob ${i}`, blob: 'b'.repeat(60_000) }));
     const reply = await attack.patch(data.records, JSON.stringify([{ op: 'replace', path: '/file_data', value }]));

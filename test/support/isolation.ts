@@ -17,6 +17,8 @@ export const DENSE = `[${'{},'.repeat(3_300_000 - 1)}{}]`;
 export const RECORDS = JSON.stringify(
   Array.from({ length: 104_000 }, (_, i) => ({ id: i, name: `product ${i}`, price: i % 1000, tags: ['a', 'b'], note: 'x'.repeat(20) })),
 );
+/** An update body with RECORDS as file_data (item 10). */
+const REWRITE_BODY = `{"file_data":${RECORDS}}`;
 /** `[1,1,...]` of 5 million ones (10 MB): five million problems for the validator. */
 export const ONES = `[${'1,'.repeat(4_999_999)}1]`;
 
@@ -93,6 +95,14 @@ export function attacks(port: number, data: IsolationData) {
     /** Item 5: a past version of the 9.9 MB silo, read at `bytesPerSecond`. */
     history: (agent: http.Agent, version: number, bytesPerSecond: number) =>
       drain(port, agent, `/api/v1/manage/${data.records}/versions/${version}`, { 'X-MAN-API': alice.manage }, bytesPerSecond),
+    /** Item 10: the whole 9.9 MB of records written again (a full update of silo `uuid`), answered minimally. */
+    rewrite: (uuid: string) =>
+      call(port, `/api/v1/manage/${uuid}`, {
+        method: 'PATCH',
+        headers: { 'X-MAN-API': alice.manage, 'content-type': 'application/json', prefer: 'return=minimal' },
+        body: REWRITE_BODY,
+        timeoutMs: 30_000,
+      }).then((answer) => answer.status),
     /** Item 6: a search matching nearly everything in the 9.9 MB silo. */
     search: (agent: http.Agent) => drain(port, agent, `/${data.records}?q=price&op=ne&value=5`, { 'X-SILO-KEY': alice.access }),
   };

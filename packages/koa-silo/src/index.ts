@@ -87,14 +87,14 @@ export function createSilo(options: SiloOptions = {}): Silo {
     cacheBytes: splitParsedCache(resolved.parsedCacheBytes).workers,
     taskBytes: Math.floor(admission.parses.budgetBytes / resolved.work.workers),
     onWorkerLost: (reason, error) => resolved.logger.error(`silo: a worker thread ${reason}`, error),
-    charge: (bytes, account) => admission.texts.take(bytes, account),
+    charge: (bytes) => admission.texts.take(bytes),
     ...(metrics ? { observer: metrics.work } : {}),
   });
   const { accounts, silos } = createServices(storage, {
     plans: resolved.plans,
     applyPatch: work.patch,
     maxJsonDepth: resolved.maxJsonDepth,
-    charge: (bytes, account) => admission.texts.take(bytes, account),
+    charge: (bytes) => admission.texts.take(bytes),
     onCommit: (event) => bus.publish(event),
     outboxFor: (event) => webhooks.outboxFor(event),
     actor: resolved.actor,

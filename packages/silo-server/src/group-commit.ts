@@ -9,6 +9,11 @@
  * holding it has committed (or failed), so nothing is acknowledged before it is in the WAL. A batch
  * that fails on its own (its statement throws) rolls back its savepoint only and rejects; the others
  * commit. When the commit itself fails, every batch of the group rejects: none of them is written.
+ *
+ * Writes of this process on another connection to the file (a large value written off the event
+ * loop, sqlite-blob-writer.ts) take turns with the group commits (`outside`), in order of arrival:
+ * a commit never meets their write lock in SQLite's busy handler, which would sleep on the event
+ * loop for as long as they write.
  */
 import type Database from 'better-sqlite3';
 
@@ -23,6 +28,10 @@ type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 export class GroupCommit {
   #queue: Queued[] = [];
   readonly #group: Database.Transaction<(queued: readonly Queued[]) => Outcome[]>;
+  /** Settles when the last write that took a turn (a group commit, or one outside) is done. */
+  #turn: Promise<void> = Promise.resolve();
+  /** Writes outside that hold or wait for a turn. */
+  #outside = 0;
 
   constructor(db: Database.Database) {
     this.#group = db.transaction((queued: readonly Queued[]) =>
@@ -45,9 +54,37 @@ export class GroupCommit {
   run<T>(write: () => T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       if (this.#queue.push({ run: write, resolve: resolve as (value: unknown) => void, reject }) === 1) {
-        setImmediate(() => this.#commit());
+        setImmediate(() => {
+          // At once when no write outside holds the file; after it otherwise.
+          if (this.#outside === 0) this.#commit();
+          else this.#turn = this.#turn.then(() => this.#commit());
+        });
       }
     });
+  }
+
+  /**
+   * Runs `write` (a write of this process on another connection to the file) in its turn: after
+   * the group commits and writes outside queued before it; the group commits queued meanwhile
+   * wait for it, asynchronously.
+   */
+  async outside<T>(write: () => Promise<T>): Promise<T> {
+    this.#outside++;
+    const before = this.#turn;
+    let done!: () => void;
+    this.#turn = new Promise<void>((resolve) => (done = resolve));
+    try {
+      await before;
+      return await write();
+    } finally {
+      this.#outside--;
+      done();
+    }
+  }
+
+  /** Undefined when no write outside holds or waits for the file; else a promise of when they are done. */
+  idle(): Promise<void> | undefined {
+    return this.#outside === 0 ? undefined : this.#turn;
   }
 
   #commit(): void {

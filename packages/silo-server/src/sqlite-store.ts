@@ -29,6 +29,7 @@ import Database from 'better-sqlite3';
 import Keyv, { type KeyvStoreAdapter, type StoredData } from 'keyv';
 import type { AtomicBatch, AuditLog } from 'koa-silo';
 import { groupCommitOf } from './group-commit.js';
+import { blobWriterOf, closeBlobWriterOf, OFF_THREAD_CHARS, type SqliteBlobWriter } from './sqlite-blob-writer.js';
 import { sqliteAuditLog, type SqliteAuditLog } from './sqlite-audit-log.js';
 import { readCacheOf, type SqliteReadCache, type SqliteReadCacheOptions } from './sqlite-read-cache.js';
 import { AdapterEvents, prefixEnd } from './store-adapter.js';
@@ -87,12 +88,13 @@ function openConnection(file: string, busyTimeoutMs: number): Database.Database 
   return db;
 }
 
-function closeConnection(db: Database.Database): void {
+async function closeConnection(db: Database.Database): Promise<void> {
   for (const [key, shared] of connections) {
     if (shared.db !== db) continue;
     if (--shared.users > 0) return;
     connections.delete(key);
   }
+  await closeBlobWriterOf(db);
   if (db.open) db.close();
 }
 
@@ -149,6 +151,8 @@ export class SqliteStore extends AdapterEvents implements KeyvStoreAdapter {
   readonly #atomic: Database.Transaction<(batch: AtomicBatch) => boolean>;
   readonly #keysInRange: Stmt<[string, string], string>;
   readonly #cache: SqliteReadCache;
+  /** Writes large rows off the event loop (a file's store; in memory, there is no other connection). */
+  readonly #offThread: SqliteBlobWriter | undefined;
   #closed = false;
 
   constructor(options: SqliteStoreOptions) {
@@ -179,7 +183,7 @@ export class SqliteStore extends AdapterEvents implements KeyvStoreAdapter {
       this.#db.pragma('temp_store = MEMORY');
       this.#db.exec(`CREATE TABLE IF NOT EXISTS "${table}" (key TEXT PRIMARY KEY, value NOT NULL, expires INTEGER)`);
     } catch (error) {
-      closeConnection(this.#db);
+      void closeConnection(this.#db);
       throw error;
     }
     this.#table = table;
@@ -224,6 +228,7 @@ export class SqliteStore extends AdapterEvents implements KeyvStoreAdapter {
       return true;
     });
     this.#cache = readCacheOf(this.#db, table, options.readCache);
+    this.#offThread = memory ? undefined : blobWriterOf(this.#db, { file: path.resolve(options.path), busyTimeoutMs: options.busyTimeoutMs ?? 5000, synchronous });
     this.#keysInRange = this.#db.prepare<[string, string], string>(`SELECT key FROM ${t} WHERE key >= ? AND key < ? ORDER BY key`).pluck();
     this.purgeExpired();
   }
@@ -326,8 +331,20 @@ export class SqliteStore extends AdapterEvents implements KeyvStoreAdapter {
       throw new TypeError('SqliteStore stores strings or Buffers (Keyv serializes values before storing them)');
     }
     const expires = typeof ttl === 'number' && ttl > 0 ? Date.now() + ttl : null;
+    if (this.#offThread && typeof value === 'string' && value.length >= OFF_THREAD_CHARS) {
+      // A large row (a silo's blob, put before the commit that names it): written by the worker.
+      this.#cache.forget(key);
+      await this.#offThread.write(this.#table, key, value, expires);
+      return true;
+    }
+    await this.#ownTurn();
     this.#put(key, value, expires);
     return true;
+  }
+
+  /** Waits while a large row of this process is being written on the other connection (see set). */
+  async #ownTurn(): Promise<void> {
+    for (let busy = groupCommitOf(this.#db).idle(); busy; busy = groupCommitOf(this.#db).idle()) await busy;
   }
 
   /**
@@ -348,11 +365,13 @@ export class SqliteStore extends AdapterEvents implements KeyvStoreAdapter {
   }
 
   async delete(key: string): Promise<boolean> {
+    await this.#ownTurn();
     return this.#remove(key) > 0;
   }
 
   async deleteMany(keys: string[]): Promise<boolean> {
     if (keys.length === 0) return false;
+    await this.#ownTurn();
     for (const key of keys) this.#cache.forget(key);
     return this.#deleteMany.run(JSON.stringify(keys)).changes > 0;
   }
@@ -543,7 +562,7 @@ export class SqliteStore extends AdapterEvents implements KeyvStoreAdapter {
   async disconnect(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    closeConnection(this.#db);
+    await closeConnection(this.#db);
   }
 
   #expired(row: ValueRow): boolean {

@@ -4,6 +4,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { AtomicBatch } from 'koa-silo';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { OFF_THREAD_CHARS } from '../src/sqlite-blob-writer.js';
 import { SqliteStore } from '../src/sqlite-store.js';
 
 const tmpRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'silo-group-'));
@@ -93,5 +94,48 @@ describe('SQLite group commit', () => {
     // The connection is usable again: the next group commits.
     expect(await s.atomic(put('c', '3'))).toBe(true);
     expect(rows(other)).toEqual([{ key: 'c', value: '3' }]);
+  });
+});
+
+describe('large rows, written off the event loop', () => {
+  it("are written by another connection while this one's commits wait their turn, and the event loop goes on", async () => {
+    const file = tmpFile();
+    const s = store(file);
+    const other = observer(file);
+    // 40 MB: SQLite's insert of it takes tens of milliseconds, which the event loop used to wait out.
+    const large = 'x'.repeat(40 * 1024 * 1024);
+    let ticks = 0;
+    const ticker = setInterval(() => ticks++, 1);
+    try {
+      const blob = s.set('blob', large);
+      // Handed in while the large row is being written: committed after it, not in SQLite's busy handler.
+      await new Promise((resolve) => setImmediate(resolve));
+      const after = s.atomic(put('after', '2'));
+      const small = s.set('small', 'y');
+      let blobDone = false;
+      await Promise.all([blob.then(() => (blobDone = true)), after, small]);
+      expect(blobDone).toBe(true);
+      expect(ticks).toBeGreaterThan(3);
+    } finally {
+      clearInterval(ticker);
+    }
+    expect((await s.get<string>('blob'))?.length).toBe(large.length);
+    const order = (other.prepare('SELECT key FROM main ORDER BY rowid').all() as { key: string }[]).map((r) => r.key);
+    expect(order.indexOf('blob')).toBeLessThan(order.indexOf('after'));
+    expect(order.indexOf('blob')).toBeLessThan(order.indexOf('small'));
+    // Smaller rows are written on this connection, as before.
+    expect(OFF_THREAD_CHARS).toBe(256 * 1024);
+  });
+
+  it('fails with the write lock held elsewhere past the busy timeout, as any write does, and the next one goes on', async () => {
+    const file = tmpFile();
+    const s = store(file, 200);
+    const blocker = observer(file);
+    blocker.exec('BEGIN IMMEDIATE');
+    await expect(s.set('blob', 'x'.repeat(OFF_THREAD_CHARS))).rejects.toThrow(/locked|busy/i);
+    blocker.exec('COMMIT');
+    await s.set('blob', 'y'.repeat(OFF_THREAD_CHARS));
+    expect((await s.get<string>('blob'))?.length).toBe(OFF_THREAD_CHARS);
+    expect(await s.atomic(put('k', 'v'))).toBe(true);
   });
 });

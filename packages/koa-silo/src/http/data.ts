@@ -118,7 +118,7 @@ export function dataHandlers(deps: DataDeps) {
     const value = await parsed.load(uuid, etag, scope, async () => {
       // The text and its value, for the worst shape until the text is there to estimate from:
       // one reservation taken before loading, so a read never holds a text while it waits.
-      const reservation = await admission.parses.take(size + WORST_BYTES_PER_CHAR * size, account);
+      const reservation = await admission.parses.take(size + WORST_BYTES_PER_CHAR * size);
       try {
         const data = await handle.load();
         const bytes = estimateParsedBytes(data.text);

@@ -11,9 +11,7 @@
  *   read's before its text is loaded, for the worst shape, cut down to the estimate once the text
  *   is there (so a waiting read holds nothing); a patch's once the service has loaded the text.
  *
- * Work on an account's data is charged as that account's, which may hold at most half of a gate
- * while others wait (contract §17's fair share): one account's dense reads cannot keep another's
- * uploads out. A request takes from `texts` before `parses`, never the other way round, so two requests cannot
+ * A request takes from `texts` before `parses`, never the other way round, so two requests cannot
  * each hold what the other waits for. Work that fits starts at once; work that does not waits in
  * line (first come, first served) up to `waitMs`, then fails with a 503 and Retry-After, having
  * done nothing. One piece larger than a whole gate still runs, alone. Small work (under

@@ -41,9 +41,9 @@ export interface SiloServiceOptions {
   maxJsonDepth?: number;
   /**
    * Charges `bytes` of data a write holds (a restored version's text) to the memory budget while
-   * it is held, as `account`'s; may wait, or refuse with a 503. Default: nothing charged.
+   * it is held; may wait, or refuse with a 503. Default: nothing charged.
    */
-  charge?: (bytes: number, account: string) => Promise<{ release(): void }>;
+  charge?: (bytes: number) => Promise<{ release(): void }>;
   /** Where the account's plan name comes from; default: storage, cached (see plan-names.ts). */
   planOf?: PlanNameOf;
   /** Told of every committed write, after its commit (the change feed's source). Must not throw. */
@@ -417,7 +417,7 @@ export function createSiloService(storage: SiloStorage, options: SiloServiceOpti
           const entry = await historyEntry(current, version);
           if (!entry) throw new NotFoundError(`Version ${version} is not in this silo's history`);
           // The version's text, as bytes and text, until the write is answered.
-          reservations.push(await charge(2 * entry.size, account));
+          reservations.push(await charge(2 * entry.size));
           const text = await storage.getVersionData(current, entry);
           if (text === undefined) throw new NotFoundError(`Version ${version} is not in this silo's history`);
           return { next: { ...nextOf(current, {}), data: { text, size: entry.size } } };

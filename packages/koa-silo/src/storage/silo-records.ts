@@ -7,7 +7,9 @@
  * version names any more. A crash at any instant leaves the old silo or the new one, and at most
  * blobs that no head names: the sweep removes those. When the main store's transaction reaches a
  * region's store (the usual set-up: tables of one SQLite file, namespaces of one Redis), its blobs
- * join the batch instead: one commit, nothing before or after it.
+ * join the batch instead: one commit, nothing before or after it; except a large blob
+ * (PUT_BEFORE_CHARS), which is put before the commit all the same: the batch stays small, and a
+ * store may write a large value off its event loop (SQLite does), which no batch can be.
  *
  * Versions that change only metadata share the previous version's blobs, and an append to an array
  * silo stores only the new elements, as one more blob in the version's tail (see blob-text.ts; up
@@ -47,6 +49,9 @@ type Versions = Pick<
 
 /** Blobs younger than this are left to the write that made them. */
 export const DEFAULT_SWEEP_GRACE_MS = 60_000;
+
+/** Blobs this large are put before their commit even where the batch could take them (see above). */
+export const PUT_BEFORE_CHARS = 256 * 1024;
 
 /** A write commits only if it took less than this share of the sweep's grace period. */
 const GRACE_SHARE = 0.5;
@@ -165,7 +170,7 @@ export function createVersions(deps: VersionsDeps): Versions {
 
     put(region: Region, blob: string, text: string): void {
       const key = this.at.blob(region, blob);
-      if (!joinable.get(region)) this.#before.push({ region, blob, text });
+      if (!joinable.get(region) || text.length >= PUT_BEFORE_CHARS) this.#before.push({ region, blob, text });
       else if (regions[region] === main) this.batchSet.push([key, text]);
       else this.#partOf(region).set.push([key, text]);
     }

@@ -31,8 +31,8 @@ export interface WorkOptions {
   onWorkerLost?: PoolOptions['onWorkerLost'];
   /** Told of task times and refusals (metrics). */
   observer?: PoolOptions['observer'];
-  /** Charges `bytes` of text held for a worker to the memory budget, as `account`'s (it may wait, or refuse with a 503). */
-  charge?: (bytes: number, account: string) => Promise<{ release(): void }>;
+  /** Charges `bytes` of text held for a worker to the memory budget (it may wait, or refuse with a 503). */
+  charge?: (bytes: number) => Promise<{ release(): void }>;
 }
 
 /** A query's answer: its JSON bytes, the version it is of, and (a list query) the matches before offset and limit. */
@@ -82,9 +82,9 @@ export function createWork(options: WorkOptions): Work {
   const inlineRunner = new TaskRunner(0, options.taskBytes);
   const inline = (chars: number) => chars < INLINE_CHARS;
   const charge = options.charge ?? (async () => ({ release: () => undefined }));
-  /** `work` with `bytes` of text charged to `account` while it runs (the text held for, and copied to, its worker). */
-  const charged = async <T>(bytes: number, account: string, work: () => Promise<T>): Promise<T> => {
-    const reservation = await charge(bytes, account);
+  /** `work` with `bytes` of text charged while it runs (the text held for, and copied to, its worker). */
+  const charged = async <T>(bytes: number, work: () => Promise<T>): Promise<T> => {
+    const reservation = await charge(bytes);
     try {
       return await work();
     } finally {
@@ -117,7 +117,7 @@ export function createWork(options: WorkOptions): Work {
       const run = pool
         .runPrepared(
           async () => {
-            const reservation = await charge(2 * size, account);
+            const reservation = await charge(2 * size);
             try {
               const loaded = await load();
               loadedEtag = loaded.etag;
@@ -150,7 +150,7 @@ export function createWork(options: WorkOptions): Work {
       const appended = inline(patchChars) ? appendOnly(record, text, patch) : undefined;
       if (appended) return appended;
       const task = { kind: 'patch', uuid, etag, record, text, patch, limits } as const;
-      return charged(2 * (text.length + patchChars), account, () => pool.run(task, account, pool.laneOf(uuid)));
+      return charged(2 * (text.length + patchChars), () => pool.run(task, account, pool.laneOf(uuid)));
     },
 
     stats: () => pool.stats(),
