@@ -47,7 +47,7 @@ export async function readJson(ctx: Context, limit: BodyLimit, maxDepth: number)
     throw new ValidationError([{ loc: ['body'], msg: 'Field required', type: 'missing' }]);
   }
   if (!limit.admission) return { value: parseBodyJson(text, maxDepth), text };
-  releaseWhenDone(ctx, await limit.admission.parses.take(estimateParsedBytes(text), limit.holder));
+  releaseWhenDone(ctx, await limit.admission.parses.take(estimateParsedBytes(text)));
   return { value: parseBodyJson(text, maxDepth), text };
 }
 
