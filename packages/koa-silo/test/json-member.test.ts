@@ -4,6 +4,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { checkBody, withoutSpannedText, withSpannedText } from '../src/work/body-check.js';
 import { compactJson, memberText } from '../src/work/json-member.js';
 
 describe('memberText', () => {
@@ -42,5 +43,21 @@ describe('compactJson', () => {
   it('removes whitespace outside strings only', () => {
     expect(compactJson(' [ 1 ,\t{ "a b" : "c\\td" }\n] ')).toBe('[1,{"a b":"c\\td"}]');
     expect(compactJson('{"a":1}')).toBe('{"a":1}');
+  });
+});
+
+describe('a checked body sent back from a worker', () => {
+  it("names where file_data lies in a compact body instead of copying it, and the main thread's slice is the same text", () => {
+    const compact = '{"file_name":"n","file_data":[{"n":1.0},{"s":"a b"}]}';
+    const checked = checkBody('create', compact, 1000, 1000);
+    expect(checked.dataSpan).toEqual([compact.indexOf('['), compact.length - 1]);
+    const sent = withoutSpannedText(checked);
+    expect(sent.dataText).toBeUndefined();
+    expect(withSpannedText(sent, compact).dataText).toBe('[{"n":1.0},{"s":"a b"}]');
+    // With whitespace to take out, the text is not the body's slice: it goes back as text.
+    const spaced = '{"file_name":"n", "file_data": [ {"n": 1.0} ]}';
+    const other = withoutSpannedText(checkBody('create', spaced, 1000, 1000));
+    expect(other.dataSpan).toBeUndefined();
+    expect(withSpannedText(other, spaced).dataText).toBe('[{"n":1.0}]');
   });
 });

@@ -5,7 +5,7 @@
  * for large ones (work/), where a 10 MB body's parse and validation cannot hold other requests.
  */
 import { ValidationError, type ValidationIssue } from '../model/index.js';
-import { memberText } from './json-member.js';
+import { compactJson, memberSpan } from './json-member.js';
 import { checkJsonPatch } from '../patch/index.js';
 import { BODY_FIELDS, createSiloBody, updateSiloBody, type CreateSiloBody, type UpdateSiloBody } from '../schemas/silo.js';
 import { isPlainObject, validator } from '../schemas/validate.js';
@@ -23,6 +23,12 @@ export interface CheckedBody {
   fields: Record<string, unknown>;
   /** file_data's text as sent, whitespace removed (when the body has file_data). */
   dataText?: string;
+  /**
+   * Where dataText lies in the body's text, when it is that part as sent (a compact body): a
+   * worker sends this back instead of dataText, and the main thread, which has the body, takes
+   * the slice (V8 shares it: no copy of 10 MB across threads, nor its garbage).
+   */
+  dataSpan?: [start: number, end: number];
 }
 
 /** Every body field but file_data, whose text is taken from the body as sent. */
@@ -38,7 +44,22 @@ export function checkBody(shape: BodyShape, text: string, maxDepth: number, maxO
   const fields: Record<string, unknown> = {};
   for (const field of FIELDS) if (Object.hasOwn(body, field)) fields[field] = body[field];
   if (!Object.hasOwn(body, 'file_data')) return { issues, fields };
-  return { issues, fields, dataText: memberText(text, 'file_data') ?? JSON.stringify(body.file_data) };
+  const span = memberSpan(text, 'file_data');
+  if (!span) return { issues, fields, dataText: JSON.stringify(body.file_data) };
+  const dataText = compactJson(text, span[0], span[1]);
+  return { issues, fields, dataText, ...(dataText.length === span[1] - span[0] ? { dataSpan: span } : {}) };
+}
+
+/** `checked` as a worker sends it back: without dataText when the body's text gives it (dataSpan). */
+export function withoutSpannedText(checked: CheckedBody): CheckedBody {
+  if (!checked.dataSpan) return checked;
+  const { dataText: _sent, ...rest } = checked;
+  return rest;
+}
+
+/** `checked` from a worker, with dataText taken again from the body's `text` where it was left out. */
+export function withSpannedText(checked: CheckedBody, text: string): CheckedBody {
+  return checked.dataSpan && checked.dataText === undefined ? { ...checked, dataText: text.slice(checked.dataSpan[0], checked.dataSpan[1]) } : checked;
 }
 
 /**

@@ -6,7 +6,7 @@
  */
 import { appendOnly, type Patched, type PatchLimits } from '../service/silo-patch.js';
 import type { SiloPatch } from '../model/index.js';
-import type { BodyShape, CheckedBody } from './body-check.js';
+import { withSpannedText, type BodyShape, type CheckedBody } from './body-check.js';
 import { WorkerPool, type PoolOptions } from './pool.js';
 export type { WorkObserver } from './pool.js';
 import { TaskRunner, type PatchTask } from './tasks.js';
@@ -99,7 +99,7 @@ export function createWork(options: WorkOptions): Work {
 
     checkBody(account, shape, text, maxDepth, maxOperations) {
       const task = { kind: 'body', shape, text, maxDepth, maxOperations } as const;
-      return inline(text.length) ? inlineRunner.run(task) : pool.run(task, account);
+      return inline(text.length) ? inlineRunner.run(task) : pool.run(task, account).then((checked) => withSpannedText(checked, text));
     },
 
     async query(account, uuid, etag, size, search, load) {

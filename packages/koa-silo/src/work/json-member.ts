@@ -71,6 +71,12 @@ export function compactJson(text: string, start = 0, end = text.length): string 
  * it appears more than once, as JSON.parse takes the last), or undefined.
  */
 export function memberText(text: string, name: string): string | undefined {
+  const span = memberSpan(text, name);
+  return span && compactJson(text, span[0], span[1]);
+}
+
+/** Where the value of the top-level member `name` of the JSON object `text` lies (the last one's), or undefined. */
+export function memberSpan(text: string, name: string): [start: number, end: number] | undefined {
   let i = skipWhitespace(text, 0);
   if (text.charCodeAt(i) !== 0x7b) return undefined;
   let found: [number, number] | undefined;
@@ -86,5 +92,5 @@ export function memberText(text: string, name: string): string | undefined {
     i = skipWhitespace(text, valueEnd);
     if (text.charCodeAt(i) === 0x2c) i = skipWhitespace(text, i + 1);
   }
-  return found && compactJson(text, found[0], found[1]);
+  return found;
 }

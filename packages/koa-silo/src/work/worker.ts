@@ -7,6 +7,7 @@ import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { toFailure } from './failure.js';
 import { TaskRunner, type Task } from './tasks.js';
+import { withoutSpannedText, type CheckedBody } from './body-check.js';
 
 export interface WorkerSettings {
   cacheBytes: number;
@@ -45,7 +46,9 @@ const port = parentPort!;
 
 port.on('message', ({ id, task }: TaskMessage) => {
   runner.run(task).then(
-    (result) => {
+    (done) => {
+      // A checked body's data goes back as where it lies in the body, which the main thread has.
+      const result = task.kind === 'body' ? withoutSpannedText(done as CheckedBody) : done;
       const bytes = (result as { bytes?: Uint8Array }).bytes;
       port.postMessage({ id, result } satisfies ReplyMessage, bytes ? [bytes.buffer as ArrayBuffer] : []);
     },
