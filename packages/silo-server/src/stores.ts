@@ -7,7 +7,7 @@
  * - `redis://[user:password@]host[:port][/db]` (or `rediss://`): each role is its own Keyv
  *   namespace in that database (`silo:main::<key>`, `silo:region:api::<key>`, ...). Processes
  *   given the same URL share one client per URL.
- * - `postgres://[user:password@]host[:port]/db[?sslmode=require&...]` (or `postgresql://`): each
+ * - `postgres://[user:password@]host[:port]/db[?sslmode=verify-full&...]` (or `postgresql://`): each
  *   role is its own table, as on SQLite, made at start (see postgres-store.ts); one pool per URL.
  *
  * Every Keyv made here throws storage errors (`throwOnErrors`), so that an outage becomes a 503
