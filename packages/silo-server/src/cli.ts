@@ -94,6 +94,18 @@ function continued(message: string): string {
 }
 
 /**
+ * A 422's problems as a command says them: where within what was given, without the API's
+ * `body`/`query`/`path` (a command has none of those), then what is wrong.
+ */
+function validationLine(error: unknown): string | undefined {
+  const detail = (error as { detail?: unknown } | null)?.detail;
+  if (!Array.isArray(detail)) return undefined;
+  return (detail as { loc: (string | number)[]; msg: string }[])
+    .map(({ loc, msg }) => (loc.length > 1 ? `${loc.slice(1).join('.')}: ${msg}` : msg))
+    .join('; ');
+}
+
+/**
  * Runs the command; resolves to the exit code. Never throws, never prints a stack trace. Every
  * message starts with `silo COMMAND: ` (`silo: ` before a command is known).
  */
@@ -101,7 +113,7 @@ export async function main(argv: string[], io: Io = defaultIo()): Promise<number
   try {
     return await run(argv, io);
   } catch (error) {
-    const line = (error as Error)?.message?.split('\n')[0] ?? String(error);
+    const line = validationLine(error) ?? (error as Error)?.message?.split('\n')[0] ?? String(error);
     if (error instanceof UsageError) {
       io.stderr(`${line}\n`);
       return 2;

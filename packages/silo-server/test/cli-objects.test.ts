@@ -161,6 +161,8 @@ describe('silo silos', () => {
       [['silos', 'get'], 2, /missing UUID/],
       [['silos', 'get', '00000000-0000-4000-8000-000000000000'], 1, /^silo silos get: silo not found$/im],
       [['silos', 'list', '--per-page', '101'], 2, /--per-page must be a whole number from 1 to 100/],
+      [['silos', 'list', '--page', '-1'], 2, /option '--page' argument is ambiguous; a value that starts with a dash is written '--page=-XYZ'/],
+      [['silos', 'list', '--page=-1'], 2, /--page must be a whole number from 1 to/],
       [['silos', 'list', '--account', 'ghost'], 1, /account "ghost" does not exist/],
       [['silos', 'create', '--name', 'big', '--data', `{"x":"${'y'.repeat(200)}"}`], 1, /limit/i],
     ];
@@ -297,6 +299,12 @@ describe('key expiry', () => {
     const asJson = await silo('keys', 'list', '--json');
     expect(JSON.parse(asJson.stdout).find((k: { name: string }) => k.name === 'weekly-reader')).toMatchObject({ duration: '7d' });
     expect(asJson.stderr).toMatch(/Warning: access key "weekly-reader" expires in 6 days/);
+  });
+
+  it("says an account's key limit in the command's words (no API `body:`), exit 2", async () => {
+    const r = await siloWith({ env: { SILO_MAX_KEYS: '1' } }, 'keys', 'create', '--type', 'access', '--name', 'one-too-many');
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^silo keys create: an account may have at most 1 keys: revoke one first \(see silo keys create --help\)$/m);
   });
 });
 

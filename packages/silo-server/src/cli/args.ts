@@ -16,8 +16,12 @@ export function parse(command: string, args: string[], own: Options, positionals
   try {
     parsed = parseArgs({ args, options, allowPositionals: true, strict: true });
   } catch (error) {
-    const message = (error as Error).message.split('. ')[0]!.replace(/\.$/, '');
-    throw new UsageError(`silo ${command}: ${message.charAt(0).toLowerCase()}${message.slice(1)} (see silo ${command} --help)`);
+    const lines = (error as Error).message.split('\n');
+    const message = lines[0]!.split('. ')[0]!.replace(/\.$/, '');
+    // Node's hint for a value that starts with a dash (`--page -1`): `--page=-1`.
+    const hint = lines.find((line) => line.startsWith('To specify an option argument starting with a dash'));
+    const dash = hint ? `; a value that starts with a dash is written ${hint.replace(/^.* use /, '').replace(/\.$/, '')}` : '';
+    throw new UsageError(`silo ${command}: ${message.charAt(0).toLowerCase()}${message.slice(1)}${dash} (see silo ${command} --help)`);
   }
   if (!parsed.values.help && parsed.positionals.length !== positionals) {
     const extra = parsed.positionals.slice(positionals);
