@@ -26,9 +26,15 @@ function send(res: http.ServerResponse, status: number, type: string, body: stri
   res.end(head ? undefined : body);
 }
 
+/** The token of an `Authorization: Bearer <token>` header, or '' for any other. */
+function bearerToken(header: string | undefined): string {
+  const m = /^bearer +(\S+) *$/i.exec(header ?? '');
+  return m ? m[1]! : '';
+}
+
 /** Serves `metrics` at /metrics on `host`:`port` (0 picks a free port). */
 export async function startMetricsServer(metrics: SiloMetrics, options: { port: number; host: string; token?: string }): Promise<MetricsServer> {
-  const wanted = options.token === undefined ? undefined : digest(`Bearer ${options.token}`);
+  const wanted = options.token === undefined ? undefined : digest(options.token);
   const server = http.createServer({ headersTimeout: 10_000, requestTimeout: 30_000 }, (req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     const head = req.method === 'HEAD';
@@ -38,7 +44,8 @@ export async function startMetricsServer(metrics: SiloMetrics, options: { port: 
       return send(res, 405, 'application/json', '{"detail":"Method Not Allowed"}', false);
     }
     // Digests of equal length, compared in constant time: nothing of the token leaks by timing.
-    if (wanted && !timingSafeEqual(digest(req.headers.authorization ?? ''), wanted)) {
+    // The scheme's name is case-insensitive (RFC 9110 §11.1): `bearer` as `Bearer`.
+    if (wanted && !timingSafeEqual(digest(bearerToken(req.headers.authorization)), wanted)) {
       res.setHeader('www-authenticate', 'Bearer realm="silo metrics"');
       return send(res, 401, 'application/json', '{"detail":"Not authenticated: send Authorization: Bearer <SILO_METRICS_TOKEN>"}', head);
     }

@@ -48,6 +48,9 @@ describe('the metrics listener', () => {
     expect(port).not.toBe(server.port);
     expect((await get(server.metricsUrl!)).status).toBe(401);
     expect((await get(server.metricsUrl!, { authorization: `Bearer ${TOKEN}x` })).status).toBe(401);
+    expect((await get(server.metricsUrl!, { authorization: `Basic ${TOKEN}` })).status).toBe(401);
+    // The scheme in any case (RFC 9110 §11.1).
+    expect((await get(server.metricsUrl!, { authorization: `bearer ${TOKEN}` })).status).toBe(200);
     expect((await get(server.metricsUrl!, { authorization: TOKEN })).status).toBe(401);
     await get(`${server.url}/healthz`);
     const ok = await get(server.metricsUrl!, { authorization: `Bearer ${TOKEN}` });
