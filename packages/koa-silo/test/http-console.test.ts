@@ -234,33 +234,33 @@ describe('console sessions', () => {
     expect(JSON.parse(ended.text).detail).toBe('Your console session has ended: sign in again');
   });
 
-  it('ends a session idle for 12 hours', async () => {
-    let clock = Date.parse('2026-01-01T00:00:00Z');
+  /** A console service on a clock of the test's, with `user` signed in. */
+  async function signedInAt(user: string) {
+    const clock = { now: Date.parse('2026-01-01T00:00:00Z') };
     const storage = createStorage({ main: new Keyv() });
-    await storage.insertAccount({ name: 'acme', plan: 'default', created_at: new Date(clock).toISOString() });
-    const service = createConsoleService(storage, { now: () => clock });
-    const { password: pw } = await service.createUser({ account: 'acme', name: 'idle' });
-    const session = (await service.signIn('idle', pw))!;
-    clock += SESSION_IDLE_MS - 60_000;
+    await storage.insertAccount({ name: 'acme', plan: 'default', created_at: new Date(clock.now).toISOString() });
+    const service = createConsoleService(storage, { now: () => clock.now });
+    const { password } = await service.createUser({ account: 'acme', name: user });
+    return { clock, service, session: (await service.signIn(user, password))! };
+  }
+
+  it('ends a session idle for 12 hours', async () => {
+    const { clock, service, session } = await signedInAt('idle');
+    clock.now += SESSION_IDLE_MS - 60_000;
     expect(await service.resolve(session.token)).toEqual({ user: 'idle', account: 'acme' });
-    clock += SESSION_IDLE_MS - 1;
+    clock.now += SESSION_IDLE_MS - 1;
     expect(await service.resolve(session.token)).toBeDefined();
-    clock += SESSION_IDLE_MS;
+    clock.now += SESSION_IDLE_MS;
     expect(await service.resolve(session.token)).toBeUndefined();
   });
 
   it('ends a session 7 days after its sign-in, however often it is used', async () => {
-    let clock = Date.parse('2026-01-01T00:00:00Z');
-    const storage = createStorage({ main: new Keyv() });
-    await storage.insertAccount({ name: 'acme', plan: 'default', created_at: new Date(clock).toISOString() });
-    const service = createConsoleService(storage, { now: () => clock });
-    const { password: pw } = await service.createUser({ account: 'acme', name: 'busy' });
-    const session = (await service.signIn('busy', pw))!;
+    const { clock, service, session } = await signedInAt('busy');
     for (let used = 0; used + 3_600_000 < SESSION_MAX_MS; used += 3_600_000) {
       expect(await service.resolve(session.token)).toBeDefined();
-      clock += 3_600_000;
+      clock.now += 3_600_000;
     }
-    clock += 3_600_000;
+    clock.now += 3_600_000;
     expect(await service.resolve(session.token)).toBeUndefined();
   });
 });

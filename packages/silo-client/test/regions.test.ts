@@ -5,17 +5,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { SiloClient, SiloError, SiloRegionError, type SiloClientOptions } from '../src/index.js';
+import { FIXTURE_UUID, metaText } from './support/fixtures.js';
 
-const UUID = '3f2c1a9e-8b7d-4c6e-9f10-2a3b4c5d6e7f';
-const CREATED = JSON.stringify({
-  file_name: 'far',
-  file_uuid: UUID,
-  created_at: '2026-01-01T00:00:00.000Z',
-  updated_at: '2026-01-01T00:00:00.000Z',
-  is_public: false,
-  region_name: 'sg-01-api',
-  version: 1,
-});
+const UUID = FIXTURE_UUID;
+const CREATED = metaText({ file_name: 'far', region_name: 'sg-01-api' });
 
 /** A client whose fetch records each URL and answers `body`. */
 function recording(options: Omit<SiloClientOptions, 'fetch'>, body = '{}') {

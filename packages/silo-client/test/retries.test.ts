@@ -6,18 +6,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { SiloClient, SiloError } from '../src/index.js';
 import { retryAfterMs } from '../src/errors.js';
+import { FIXTURE_UUID, metaText } from './support/fixtures.js';
 import { scripted, type Scripted } from './support/servers.js';
 
-const UUID = '3f2c1a9e-8b7d-4c6e-9f10-2a3b4c5d6e7f';
-const META = JSON.stringify({
-  file_name: 'x',
-  file_uuid: UUID,
-  created_at: '2026-01-01T00:00:00.000Z',
-  updated_at: '2026-01-01T00:00:00.000Z',
-  is_public: false,
-  region_name: 'api',
-  version: 1,
-});
+const UUID = FIXTURE_UUID;
+const META = metaText();
 const ok = { status: 200, headers: { ETag: '"v1"' }, body: META };
 
 let server: Scripted | undefined;
