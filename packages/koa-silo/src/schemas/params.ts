@@ -16,6 +16,8 @@ export type UuidPath = FromSchema<typeof uuidPath>;
 const page = {
   type: 'integer',
   minimum: 1,
+  // Past it, integerParam's number is no longer exact: a 422 naming the bound, not a page rounded.
+  maximum: Number.MAX_SAFE_INTEGER,
   default: 1,
   description: 'The page to show, 1-based. A page past the end gives `"silos": []` with the true total.',
 } as const;
