@@ -11,7 +11,7 @@
  * commit. When the commit itself fails, every batch of the group rejects: none of them is written.
  *
  * Writes of this process on another connection to the file (a large value written off the event
- * loop, sqlite-blob-writer.ts) take turns with the group commits (`outside`), in order of arrival:
+ * loop, sqlite-large-rows.ts) take turns with the group commits (`outside`), in order of arrival:
  * a commit never meets their write lock in SQLite's busy handler, which would sleep on the event
  * loop for as long as they write.
  */

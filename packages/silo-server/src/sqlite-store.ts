@@ -29,7 +29,7 @@ import Database from 'better-sqlite3';
 import Keyv, { type KeyvStoreAdapter, type StoredData } from 'keyv';
 import type { AtomicBatch, AuditLog } from 'koa-silo';
 import { groupCommitOf } from './group-commit.js';
-import { blobWriterOf, closeBlobWriterOf, OFF_THREAD_CHARS, type SqliteBlobWriter } from './sqlite-blob-writer.js';
+import { closeLargeRowsOf, largeRowsOf, OFF_THREAD_CHARS, type SqliteLargeRows } from './sqlite-large-rows.js';
 import { sqliteAuditLog, type SqliteAuditLog } from './sqlite-audit-log.js';
 import { readCacheOf, type SqliteReadCache, type SqliteReadCacheOptions } from './sqlite-read-cache.js';
 import { AdapterEvents, prefixEnd } from './store-adapter.js';
@@ -94,7 +94,7 @@ async function closeConnection(db: Database.Database): Promise<void> {
     if (--shared.users > 0) return;
     connections.delete(key);
   }
-  await closeBlobWriterOf(db);
+  await closeLargeRowsOf(db);
   if (db.open) db.close();
 }
 
@@ -151,8 +151,8 @@ export class SqliteStore extends AdapterEvents implements KeyvStoreAdapter {
   readonly #atomic: Database.Transaction<(batch: AtomicBatch) => boolean>;
   readonly #keysInRange: Stmt<[string, string], string>;
   readonly #cache: SqliteReadCache;
-  /** Writes large rows off the event loop (a file's store; in memory, there is no other connection). */
-  readonly #offThread: SqliteBlobWriter | undefined;
+  /** Writes and reads large rows off the event loop (a file's store; in memory, there is no other connection). */
+  readonly #offThread: SqliteLargeRows | undefined;
   #closed = false;
 
   constructor(options: SqliteStoreOptions) {
@@ -228,7 +228,7 @@ export class SqliteStore extends AdapterEvents implements KeyvStoreAdapter {
       return true;
     });
     this.#cache = readCacheOf(this.#db, table, options.readCache);
-    this.#offThread = memory ? undefined : blobWriterOf(this.#db, { file: path.resolve(options.path), busyTimeoutMs: options.busyTimeoutMs ?? 5000, synchronous });
+    this.#offThread = memory ? undefined : largeRowsOf(this.#db, { file: path.resolve(options.path), busyTimeoutMs: options.busyTimeoutMs ?? 5000, synchronous });
     this.#keysInRange = this.#db.prepare<[string, string], string>(`SELECT key FROM ${t} WHERE key >= ? AND key < ? ORDER BY key`).pluck();
     this.purgeExpired();
   }
@@ -292,6 +292,16 @@ export class SqliteStore extends AdapterEvents implements KeyvStoreAdapter {
       const row = found.get(key);
       return row === undefined || row === null || this.#expired(row) ? undefined : (row.value as StoredData<Value>);
     });
+  }
+
+  /**
+   * The value of a row its reader knows to be large (a silo's blob, by its size): read by another
+   * thread, off the event loop (see sqlite-large-rows.ts). koa-silo's KeyvTextStore asks for it.
+   */
+  async getLarge(key: string): Promise<string | undefined> {
+    if (this.#offThread && !this.#closed) return this.#offThread.read(this.#table, key);
+    const row = this.#read(key);
+    return row === null || this.#expired(row) ? undefined : textOf(row.value);
   }
 
   /** A row through the read cache (null: absent). */

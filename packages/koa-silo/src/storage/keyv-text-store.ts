@@ -47,6 +47,15 @@ function hasGetMany(store: unknown): store is ManyReader {
   return typeof store === 'object' && store !== null && 'getMany' in store && typeof store.getMany === 'function';
 }
 
+/** Adapters that read a value known to be large off the event loop (silo-server's SQLite store). */
+interface LargeReader {
+  getLarge(key: string): Promise<string | undefined>;
+}
+
+function hasGetLarge(store: unknown): store is LargeReader {
+  return typeof store === 'object' && store !== null && 'getLarge' in store && typeof store.getLarge === 'function';
+}
+
 const configured = new WeakSet<Keyv>();
 
 /** Applies Silo's settings to `keyv` (idempotent). */
@@ -83,6 +92,20 @@ export class KeyvTextStore implements GuardLimits {
   get(key: string): Promise<string | undefined> {
     return guarded('get', this, async () => {
       const value: unknown = await this.keyv.get(key);
+      return typeof value === 'string' ? value : undefined;
+    });
+  }
+
+  /**
+   * A value its caller knows to be large (a silo's data, by its size): through the adapter's
+   * `getLarge` where it has one (it reads off the event loop), else as `get`. The adapter is
+   * called directly, with the key prefixed, as `getMany` calls it.
+   */
+  getLarge(key: string): Promise<string | undefined> {
+    const store = this.keyv.store as unknown;
+    if (!hasGetLarge(store)) return this.get(key);
+    return guarded('get', this, async () => {
+      const value = await store.getLarge(this.keyvKey(key));
       return typeof value === 'string' ? value : undefined;
     });
   }

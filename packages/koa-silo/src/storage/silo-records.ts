@@ -120,9 +120,13 @@ export function createVersions(deps: VersionsDeps): Versions {
   }
 
   /** A version's data joined from its blobs in `region`, or undefined when one is gone. */
-  async function readBlobs(region: Region, silo: SiloRef, entry: Pick<VersionEntry, 'blob' | 'tail'>): Promise<string | undefined> {
+  async function readBlobs(region: Region, silo: SiloRef, entry: Pick<VersionEntry, 'blob' | 'tail' | 'size'>): Promise<string | undefined> {
     const at = keysOf(silo);
-    if (!entry.tail) return regions[region].get(at.blob(region, entry.blob));
+    if (!entry.tail) {
+      const key = at.blob(region, entry.blob);
+      // A large blob (its size is the data's): read off the event loop where the store can.
+      return entry.size >= PUT_BEFORE_CHARS ? regions[region].getLarge(key) : regions[region].get(key);
+    }
     const texts = await regions[region].getMany(blobsOf(entry).map((blob) => at.blob(region, blob)));
     if (texts.some((text) => text === undefined)) return undefined;
     return joinTail(texts[0]!, texts.slice(1) as string[]);

@@ -320,7 +320,7 @@ export interface SiloStorage extends WebhookRecords, ConsoleRecords, AuditRecord
   /** History entries of a silo (undefined where pruned or never written). */
   getVersions(silo: SiloRef, versions: number[]): Promise<(VersionEntry | undefined)[]>;
   /** The data of one version (a history entry) of a silo in its region, or undefined when its blobs are gone. */
-  getVersionData(silo: SiloRef & Pick<SiloHead, 'region_name'>, entry: Pick<VersionEntry, 'blob' | 'tail'>): Promise<string | undefined>;
+  getVersionData(silo: SiloRef & Pick<SiloHead, 'region_name'>, entry: Pick<VersionEntry, 'blob' | 'tail' | 'size'>): Promise<string | undefined>;
   /** The name of the lock (in `locks`) that serialises the writes of one silo. */
   siloLock(account: string, uuid: string): string;
   /**
