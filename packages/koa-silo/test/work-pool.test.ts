@@ -3,6 +3,7 @@
  * `prepare` waits, as loading a large silo's text does), so that the line's pace is known.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import { Worker } from 'node:worker_threads';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FairQueue } from '../src/work/fair-queue.js';
 import { WorkBusyError, WorkerPool } from '../src/work/pool.js';
@@ -57,5 +58,22 @@ describe('WorkerPool', () => {
     expect(performance.now() - started).toBeLessThan(1_500);
     expect(aliceSettled).toBeLessThan(alice.length - 1);
     await Promise.all(alice);
+  }, 30_000);
+});
+
+describe('a worker started from other code than the main thread', () => {
+  it('refuses every task with a 503 that says to restart, rather than answer in another shape', async () => {
+    // As after an upgrade in place: the main thread saw the worker's file as it was at its start.
+    const target = JSON.stringify(new URL('../src/work/worker.ts', import.meta.url).href);
+    const boot = `import('tsx/esm/api').then(({ register }) => { register(); return import(${target}); })`;
+    const worker = new Worker(boot, { eval: true, workerData: { cacheBytes: 1 << 20, taskBytes: 8 << 20, codeChangedAt: 1 } });
+    try {
+      const task: QueryTask = { kind: 'query', uuid: 'silo-x', etag: '"e"', search: '', text: '[1]' };
+      const reply = new Promise((resolve) => worker.once('message', resolve));
+      worker.postMessage({ id: 7, task });
+      expect(await reply).toEqual({ id: 7, failure: expect.objectContaining({ status: 503, message: expect.stringMatching(/changed while it ran.*restarted/) }) });
+    } finally {
+      await worker.terminate();
+    }
   }, 30_000);
 });

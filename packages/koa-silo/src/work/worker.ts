@@ -5,6 +5,7 @@
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
+import { changedAt } from './code-changed.js';
 import { toFailure } from './failure.js';
 import { TaskRunner, type Task } from './tasks.js';
 import { withoutSpannedText, type CheckedBody } from './body-check.js';
@@ -13,6 +14,9 @@ export interface WorkerSettings {
   cacheBytes: number;
   taskBytes: number;
 }
+
+/** What a worker is started with: its settings, and when its file last changed as the main thread saw it at load. */
+export type WorkerData = WorkerSettings & { codeChangedAt: number };
 
 export interface TaskMessage {
   id: number;
@@ -40,11 +44,25 @@ function lowerPriority(): void {
 const WORKER_NICE = 10;
 
 lowerPriority();
-const settings = workerData as WorkerSettings;
+const settings = workerData as WorkerData;
 const runner = new TaskRunner(settings.cacheBytes, settings.taskBytes);
 const port = parentPort!;
 
+/**
+ * A worker reads its code from disk when it starts, which may be long after the main thread
+ * read its own: files replaced under a running server (an upgrade in place) would give this
+ * thread other code than the one that talks to it, and answers of another shape (a 500 for every
+ * large body, once). Such a worker refuses every task, saying why, rather than answer wrongly.
+ */
+const codeChanged = settings.codeChangedAt !== changedAt(import.meta.url);
+const CODE_CHANGED = {
+  status: 503,
+  message: "The server's files changed while it ran (an upgrade in place): it must be restarted",
+  headers: { 'Retry-After': '30' },
+};
+
 port.on('message', ({ id, task }: TaskMessage) => {
+  if (codeChanged) return port.postMessage({ id, failure: CODE_CHANGED } satisfies ReplyMessage);
   runner.run(task).then(
     (done) => {
       // A checked body's data goes back as where it lies in the body, which the main thread has.
