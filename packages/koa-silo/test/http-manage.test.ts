@@ -180,6 +180,8 @@ describe('list', () => {
       ['?page_no=0', 'page_no', 'greater_than_equal'],
       // Past 2^53 - 1 it was answered as page 9007199254740991.
       ['?page=99999999999999999999', 'page', 'less_than_equal'],
+      // Given twice, it was read as the last one: as the data queries answer, a 422.
+      ['?page=1&page=2', 'page', 'multiple_values'],
       ['?per_page=0', 'per_page', 'greater_than_equal'],
       ['?per_page=101', 'per_page', 'less_than_equal'],
       ['?per_page=ten', 'per_page', 'int_parsing'],

@@ -9,7 +9,7 @@ import type { AuditService } from '../audit/index.js';
 import { auditQuery, type AuditQueryParams } from '../schemas/audit.js';
 import { validator } from '../schemas/validate.js';
 import type { Auth } from './auth.js';
-import { lastParam, pagingParams } from './manage.js';
+import { onlyParam, pagingParams } from './manage.js';
 import { sendJson } from './respond.js';
 
 const checkQuery = validator<AuditQueryParams>(auditQuery);
@@ -26,7 +26,7 @@ export function auditHandlers({ auth, audit }: AuditDeps) {
       const params = new URLSearchParams(ctx.querystring);
       const raw = pagingParams(params);
       for (const name of ['since', 'silo', 'actor'] as const) {
-        const value = lastParam(params, name);
+        const value = onlyParam(params, name);
         if (value !== undefined) raw[name] = value;
       }
       const query = checkQuery(raw, 'query');

@@ -78,8 +78,17 @@ export function throwIfAny(issues: ValidationIssue[]): void {
   if (issues.length > 0) throw new ValidationError(issues);
 }
 
-export function lastParam(params: URLSearchParams, name: string): string | undefined {
-  return params.getAll(name).at(-1);
+/**
+ * A query parameter given at most once (undefined when absent); given more often, a 422
+ * `multiple_values`, as the data queries and the event streams answer (`page=1&page=2` was read
+ * as page 2).
+ */
+export function onlyParam(params: URLSearchParams, name: string): string | undefined {
+  const all = params.getAll(name);
+  if (all.length > 1) {
+    throw new ValidationError([{ loc: ['query', name], msg: `Give ${name} at most once (it was given ${all.length} times)`, type: 'multiple_values' }]);
+  }
+  return all[0];
 }
 
 /** A query parameter as the schemas read an integer (integerParam), or undefined when absent. */
@@ -87,11 +96,11 @@ export function queryInt(value: string | undefined): number | string | undefined
   return value === undefined ? undefined : integerParam(value);
 }
 
-/** A listing's paging parameters as given (page, page_no, per_page; the last of each), unvalidated. */
+/** A listing's paging parameters as given (page, page_no, per_page; each at most once), unvalidated. */
 export function pagingParams(params: URLSearchParams): Record<string, unknown> {
   const raw: Record<string, unknown> = {};
   for (const name of ['page', 'page_no', 'per_page'] as const) {
-    const value = queryInt(lastParam(params, name));
+    const value = queryInt(onlyParam(params, name));
     if (value !== undefined) raw[name] = value;
   }
   return raw;

@@ -199,7 +199,7 @@ const BEYOND = [
   'Every write is atomic (a reader, or a restart after a crash, sees the whole write or none of it) and makes a new version: `version` is in every metadata answer; history (GET /api/v1/manage/{file_uuid}/versions) keeps the plan\'s number of versions and any of them can be restored.',
   'PATCH takes an RFC 7386 merge patch (Content-Type application/merge-patch+json) or an RFC 6902 JSON Patch (application/json-patch+json); any other Content-Type, or none, keeps the update body.',
   'The stored JSON is exactly the JSON sent (numbers as written), without its insignificant whitespace.',
-  'page_no is accepted as another name for page. Integers in paths, queries and headers are read one way: canonical decimal integers (`01`, `+1`, `1e0` are a 422 int_parsing; a value out of range is a 422 naming the bound).',
+  'page_no is accepted as another name for page. Integers in paths, queries and headers are read one way: canonical decimal integers (`01`, `+1`, `1e0` are a 422 int_parsing; a value out of range is a 422 naming the bound); a query parameter given twice is a 422 multiple_values.',
   'POST /api/v1/manage (without the slash) creates as POST /api/v1/manage/ does; a trailing slash is also accepted on every other management path (those variants are not listed as paths of their own).',
   'Unknown body fields are ignored; bodies are read as JSON whatever their Content-Type (a compressed body is a 415).',
   'JSON nested deeper than the configured depth (default 1000) is a 422 of type json_too_deep.',
