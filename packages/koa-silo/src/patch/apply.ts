@@ -41,7 +41,11 @@ class Patching {
   /** Containers this patch made: changed in place. A Set, not a WeakSet: it holds only the copies on written paths. */
   private readonly own = new Set<object>();
   private work = 0;
-  /** Nesting below containers that no longer change (not the patch's own), each measured once. */
+  /**
+   * How deeply each container measured so far nests, until a write changes it: every write goes
+   * through `parent`, which forgets the containers on its path (a container the patch owns is
+   * held in one place only; a shared one is copied before it is written).
+   */
   private readonly depths = new Map<object, number>();
 
   constructor(
@@ -54,7 +58,8 @@ class Patching {
   private placing(tokens: string[], value: unknown): void {
     if (this.maxDepth === Number.POSITIVE_INFINITY) return;
     const stopAt = this.maxDepth - tokens.length;
-    if (stopAt < 0 || depthOf(value, stopAt, this.depths, (node) => this.own.has(node)) > stopAt) throw new PatchTooDeepError(this.maxDepth);
+    // Each container walked is work charged to the budget, as every other step of the patch.
+    if (stopAt < 0 || depthOf(value, stopAt, this.depths, (steps) => this.spend(steps)) > stopAt) throw new PatchTooDeepError(this.maxDepth);
   }
 
   /** Charges `units` of work, refusing the patch before doing work past the budget. */
@@ -108,6 +113,7 @@ class Patching {
     this.spend(tokens.length);
     this.root = this.ownedContainer(this.root, pointer);
     let container = this.root as Container;
+    this.depths.delete(container);
     for (let i = 0; i < tokens.length - 1; i++) {
       const token = tokens[i]!;
       if (Array.isArray(container)) {
@@ -116,11 +122,13 @@ class Patching {
         const child = this.ownedContainer(container[index], pointer);
         container[index] = child;
         container = child;
+        this.depths.delete(container);
       } else {
         if (!hasMember(container, token)) throw new PatchConflictError(`No member at ${pointer}`);
         const child = this.ownedContainer(container[token], pointer);
         setMember(container, token, child);
         container = child;
+        this.depths.delete(container);
       }
     }
     return container;
@@ -255,11 +263,10 @@ export function applyJsonPatch(document: unknown, operations: readonly JsonPatch
 /**
  * How deeply `value` nests (a scalar 0, `[]` 1, `[[1]]` 2), saturating just past `stopAt`; by an
  * explicit stack, not recursion, since the value may be as deep as the limit it is checked against.
- * A container measured before is not walked again (`known`), unless `changing` says it may have
- * changed since (the patch's own containers, written in place): of the containers that do not
- * change, a patch walks each at most once.
+ * A container measured before is not walked again (`known`, which the patch keeps current); each
+ * container walked is charged to `spend` by its members.
  */
-function depthOf(value: unknown, stopAt: number, known: Map<object, number>, changing: (node: object) => boolean): number {
+function depthOf(value: unknown, stopAt: number, known: Map<object, number>, spend: (steps: number) => void): number {
   if (typeof value !== 'object' || value === null || value instanceof JsonNumber) return 0;
   interface Frame {
     node: object;
@@ -267,7 +274,13 @@ function depthOf(value: unknown, stopAt: number, known: Map<object, number>, cha
     next: number;
     deepest: number;
   }
-  const enter = (node: object): Frame => ({ node, children: Array.isArray(node) ? node : Object.values(node), next: 0, deepest: 0 });
+  const enter = (node: object): Frame => {
+    const children = Array.isArray(node) ? node : Object.values(node);
+    spend(children.length + 1);
+    return { node, children, next: 0, deepest: 0 };
+  };
+  const seen = known.get(value);
+  if (seen !== undefined) return seen;
   const stack: Frame[] = [enter(value)];
   let depth = 0;
   while (stack.length > 0) {
@@ -275,15 +288,15 @@ function depthOf(value: unknown, stopAt: number, known: Map<object, number>, cha
     if (top.next < top.children.length && top.deepest <= stopAt) {
       const child = top.children[top.next++];
       if (typeof child !== 'object' || child === null || child instanceof JsonNumber) continue;
-      const seen = changing(child) ? undefined : known.get(child);
-      if (seen === undefined) stack.push(enter(child));
-      else top.deepest = Math.max(top.deepest, seen);
+      const measured = known.get(child);
+      if (measured === undefined) stack.push(enter(child));
+      else top.deepest = Math.max(top.deepest, measured);
       continue;
     }
     stack.pop();
     depth = Math.min(top.deepest + 1, stopAt + 1);
     // Kept only when exact: a walk cut short says "deeper than stopAt", and the next may ask of another depth.
-    if (depth <= stopAt && !changing(top.node)) known.set(top.node, depth);
+    if (depth <= stopAt) known.set(top.node, depth);
     const parent = stack[stack.length - 1];
     if (parent) parent.deepest = Math.max(parent.deepest, depth);
   }
