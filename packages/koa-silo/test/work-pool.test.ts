@@ -66,7 +66,7 @@ describe('a worker started from other code than the main thread', () => {
     // As after an upgrade in place: the main thread saw the worker's file as it was at its start.
     const target = JSON.stringify(new URL('../src/work/worker.ts', import.meta.url).href);
     const boot = `import('tsx/esm/api').then(({ register }) => { register(); return import(${target}); })`;
-    const worker = new Worker(boot, { eval: true, workerData: { cacheBytes: 1 << 20, taskBytes: 8 << 20, codeChangedAt: 1 } });
+    const worker = new Worker(boot, { eval: true, workerData: { cacheBytes: 1 << 20, taskBytes: 8 << 20, code: 'the digest of another build' } });
     try {
       const task: QueryTask = { kind: 'query', uuid: 'silo-x', etag: '"e"', search: '', text: '[1]' };
       const reply = new Promise((resolve) => worker.once('message', resolve));

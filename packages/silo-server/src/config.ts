@@ -212,8 +212,8 @@ function integer(got: { value: string; source: string }, min: number, max: numbe
 const UNITS: Record<string, number> = { '': 1, B: 1, KB: 1_000, MB: 1_000_000, GB: 1_000_000_000, KIB: 1024, MIB: 1024 ** 2, GIB: 1024 ** 3 };
 
 /** `10485760`, `500KB`, `10MB`, `1GiB` → bytes (decimal units: 1 MB = 1 000 000 bytes). */
-/** The largest SILO_MAX_DATA_BYTES: 512 MiB. */
-const MAX_DATA_BYTES_CEILING = 512 * 1024 * 1024;
+/** The largest SILO_MAX_DATA_BYTES: below V8's longest string (2^29 - 24 characters), with room for the body around file_data. */
+const MAX_DATA_BYTES_CEILING = 500_000_000;
 
 export function parseBytes(got: { value: string; source: string }): number {
   const m = /^([0-9]+)\s*([a-zA-Z]*)$/.exec(got.value);
@@ -292,7 +292,7 @@ export function loadPlanConfig(
   const maxDataBytes = sizeRaw ? parseBytes(sizeRaw) : undefined;
   // file_data is held as one string at times, and V8's longest is about 512 MiB (2^29 - 24 characters).
   if (maxDataBytes !== undefined && maxDataBytes > MAX_DATA_BYTES_CEILING) {
-    throw new ConfigError(`${sizeRaw!.source} must be at most 512MiB (a silo's data is held as one string, and no JavaScript string is longer), got ${JSON.stringify(sizeRaw!.value)}`);
+    throw new ConfigError(`${sizeRaw!.source} must be at most 500MB (a silo's data is held as one string, and no JavaScript string is much longer), got ${JSON.stringify(sizeRaw!.value)}`);
   }
   const historyRaw = read.string('SILO_HISTORY_VERSIONS');
   const historyVersions = historyRaw ? integer(historyRaw, 1, 1000, 'a whole number of versions from 1 to 1000') : undefined;

@@ -30,8 +30,8 @@ export class GroupCommit {
   readonly #group: Database.Transaction<(queued: readonly Queued[]) => Outcome[]>;
   /** Settles when the last write that took a turn (a group commit, or one outside) is done. */
   #turn: Promise<void> = Promise.resolve();
-  /** Writes outside that hold or wait for a turn. */
-  #outside = 0;
+  /** Turns taken and not yet done: writes outside, and what was chained after them. */
+  #busy = 0;
 
   constructor(db: Database.Database) {
     this.#group = db.transaction((queued: readonly Queued[]) =>
@@ -54,22 +54,19 @@ export class GroupCommit {
   run<T>(write: () => T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       if (this.#queue.push({ run: write, resolve: resolve as (value: unknown) => void, reject }) === 1) {
-        setImmediate(() => {
-          // At once when no write outside holds the file; after it otherwise.
-          if (this.#outside === 0) this.#commit();
-          else this.#turn = this.#turn.then(() => this.#commit());
-        });
+        setImmediate(() => this.#flush());
       }
     });
   }
 
   /**
    * Runs `write` (a write of this process on another connection to the file) in its turn: after
-   * the group commits and writes outside queued before it; the group commits queued meanwhile
-   * wait for it, asynchronously.
+   * the group commits, writes outside and writes in turn handed in before it (a group still
+   * gathering goes first); what is handed in meanwhile waits for it, asynchronously.
    */
   async outside<T>(write: () => Promise<T>): Promise<T> {
-    this.#outside++;
+    if (this.#queue.length > 0) this.#chain(() => this.#commit());
+    this.#busy++;
     const before = this.#turn;
     let done!: () => void;
     this.#turn = new Promise<void>((resolve) => (done = resolve));
@@ -77,18 +74,43 @@ export class GroupCommit {
       await before;
       return await write();
     } finally {
-      this.#outside--;
+      this.#busy--;
       done();
     }
   }
 
-  /** Undefined when no write outside holds or waits for the file; else a promise of when they are done. */
-  idle(): Promise<void> | undefined {
-    return this.#outside === 0 ? undefined : this.#turn;
+  /**
+   * Runs `write` (a write of this connection outside a group commit: a plain set, a delete, a
+   * compare-and-swap) at once when no turn is taken, else in its turn after them: in the order
+   * handed in, and never in SQLite's busy handler.
+   */
+  inTurn<T>(write: () => T): T | Promise<T> {
+    if (this.#busy === 0) return write();
+    if (this.#queue.length > 0) this.#chain(() => this.#commit());
+    return this.#chain(write);
+  }
+
+  /** The group handed in so far: committed now, or after the writes outside before it. */
+  #flush(): void {
+    if (this.#queue.length === 0) return;
+    if (this.#busy === 0) this.#commit();
+    else this.#chain(() => this.#commit());
+  }
+
+  /** `write` after every turn taken so far; the turn after it waits for it, failed or not. */
+  #chain<T>(write: () => T): Promise<T> {
+    this.#busy++;
+    const result = this.#turn.then(write);
+    this.#turn = result.then(
+      () => void this.#busy--,
+      () => void this.#busy--,
+    );
+    return result;
   }
 
   #commit(): void {
     const queued = this.#queue;
+    if (queued.length === 0) return;
     this.#queue = [];
     let outcomes: Outcome[];
     try {

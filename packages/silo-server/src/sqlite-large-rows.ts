@@ -41,8 +41,9 @@ type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K>
 
 export class SqliteLargeRows {
   #worker: Worker | undefined;
-  readonly #pending = new Map<number, { resolve(value: string | undefined): void; reject(error: Error): void }>();
+  readonly #pending = new Map<number, { resolve(value: string | undefined): void; reject(error: Error): void; settled: Promise<void> }>();
   #nextId = 1;
+  #closed = false;
 
   constructor(
     private readonly db: Database.Database,
@@ -59,18 +60,36 @@ export class SqliteLargeRows {
     return this.#ask({ op: 'read', table, key });
   }
 
+  /**
+   * Takes no more requests, lets those under way finish (a write the worker has been sent is
+   * committed or not by SQLite, never half: its caller hears which), then stops the worker.
+   */
   async close(): Promise<void> {
+    this.#closed = true;
+    await Promise.all([...this.#pending.values()].map(({ settled }) => settled));
     const worker = this.#worker;
     this.#worker = undefined;
-    this.#fail(new Error('the SQLite store was closed'));
     if (worker) await worker.terminate();
   }
 
   #ask(request: DistributiveOmit<LargeRowRequest, 'id'>): Promise<string | undefined> {
+    // Also a write that waited its turn past close: nothing is written after it.
+    if (this.#closed) return Promise.reject(new Error('the SQLite store was closed'));
+    let worker: Worker;
+    try {
+      worker = this.#ensureWorker();
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
     return new Promise((resolve, reject) => {
       const id = this.#nextId++;
-      this.#pending.set(id, { resolve, reject });
-      const worker = this.#ensureWorker();
+      let settle!: () => void;
+      const settled = new Promise<void>((done) => (settle = done));
+      this.#pending.set(id, {
+        resolve: (value) => (settle(), resolve(value)),
+        reject: (error) => (settle(), reject(error)),
+        settled,
+      });
       // Kept alive while a request is under way (a command awaiting its last write must not exit).
       worker.ref();
       worker.postMessage({ ...request, id } as LargeRowRequest);

@@ -342,19 +342,24 @@ export class SqliteStore extends AdapterEvents implements KeyvStoreAdapter {
     }
     const expires = typeof ttl === 'number' && ttl > 0 ? Date.now() + ttl : null;
     if (this.#offThread && typeof value === 'string' && value.length >= OFF_THREAD_CHARS) {
+      if (this.#closed) throw new Error('the SQLite store is closed');
       // A large row (a silo's blob, put before the commit that names it): written by the worker.
       this.#cache.forget(key);
       await this.#offThread.write(this.#table, key, value, expires);
+      // A read meanwhile may have kept the row as it was before.
+      this.#cache.forget(key);
       return true;
     }
-    await this.#ownTurn();
-    this.#put(key, value, expires);
+    await this.#inTurn(() => this.#put(key, value, expires));
     return true;
   }
 
-  /** Waits while a large row of this process is being written on the other connection (see set). */
-  async #ownTurn(): Promise<void> {
-    for (let busy = groupCommitOf(this.#db).idle(); busy; busy = groupCommitOf(this.#db).idle()) await busy;
+  /**
+   * Runs a write of this connection at once, or in its turn after the large rows this process is
+   * writing on the other connection (and what was handed in before it): see sqlite-large-rows.ts.
+   */
+  #inTurn<T>(write: () => T): T | Promise<T> {
+    return groupCommitOf(this.#db).inTurn(write);
   }
 
   /**
@@ -370,20 +375,20 @@ export class SqliteStore extends AdapterEvents implements KeyvStoreAdapter {
         this.#put(key, value, typeof ttl === 'number' && ttl > 0 ? Date.now() + ttl : null);
       }
     });
-    many(entries);
+    await this.#inTurn(() => many(entries));
     return entries.map(() => true) as unknown as void;
   }
 
   async delete(key: string): Promise<boolean> {
-    await this.#ownTurn();
-    return this.#remove(key) > 0;
+    return (await this.#inTurn(() => this.#remove(key))) > 0;
   }
 
   async deleteMany(keys: string[]): Promise<boolean> {
     if (keys.length === 0) return false;
-    await this.#ownTurn();
-    for (const key of keys) this.#cache.forget(key);
-    return this.#deleteMany.run(JSON.stringify(keys)).changes > 0;
+    return this.#inTurn(() => {
+      for (const key of keys) this.#cache.forget(key);
+      return this.#deleteMany.run(JSON.stringify(keys)).changes > 0;
+    });
   }
 
   async has(key: string): Promise<boolean> {
@@ -403,15 +408,17 @@ export class SqliteStore extends AdapterEvents implements KeyvStoreAdapter {
    * `expected` (undefined: absent or expired), in one IMMEDIATE transaction: atomic across every
    * process that shares the file (koa-silo's CompareAndSwapAdapter, used for its locks).
    */
-  compareAndSwap(key: string, expected: string | undefined, next: string | undefined): boolean {
-    // A batch of one, outside the group commit: a lease is taken or renewed at once.
-    return this.#atomic.immediate({
-      expect: [[key, expected]],
-      set: next === undefined ? [] : [[key, next]],
-      delete: next === undefined ? [key] : [],
-      indexAdd: [],
-      indexRemove: [],
-    });
+  compareAndSwap(key: string, expected: string | undefined, next: string | undefined): boolean | Promise<boolean> {
+    // A batch of one, outside the group commit: a lease is taken or renewed at once (in its turn).
+    return this.#inTurn(() =>
+      this.#atomic.immediate({
+        expect: [[key, expected]],
+        set: next === undefined ? [] : [[key, next]],
+        delete: next === undefined ? [key] : [],
+        indexAdd: [],
+        indexRemove: [],
+      }),
+    );
   }
 
   /**
@@ -530,8 +537,10 @@ export class SqliteStore extends AdapterEvents implements KeyvStoreAdapter {
         audit?.clear();
       }
     });
-    this.#cache.clear();
-    clear.immediate();
+    await this.#inTurn(() => {
+      this.#cache.clear();
+      clear.immediate();
+    });
   }
 
   /**

@@ -91,8 +91,8 @@ describe('loadConfig', () => {
     fails({ SILO_RATE_LIMIT_PER_MINUTE: '-5' }, /SILO_RATE_LIMIT_PER_MINUTE/);
     fails({ SILO_MAX_DATA_BYTES: '0' }, /SILO_MAX_DATA_BYTES must be a positive size/);
     fails({ SILO_MAX_DATA_BYTES: '10 parsecs' }, /SILO_MAX_DATA_BYTES/);
-    // About a petabyte was taken silently: no string of file_data can be longer than 512 MiB.
-    fails({ SILO_MAX_DATA_BYTES: '999999GB' }, /SILO_MAX_DATA_BYTES must be at most 512MiB/);
+    // About a petabyte was taken silently: no string of file_data can be much longer than 500 MB.
+    fails({ SILO_MAX_DATA_BYTES: '999999GB' }, /SILO_MAX_DATA_BYTES must be at most 500MB/);
     fails({ SILO_PUBLIC_QUERIES: 'maybe' }, /SILO_PUBLIC_QUERIES must be 1\/0, true\/false/);
     fails({ SILO_TRUST_PROXY: '2' }, /SILO_TRUST_PROXY/);
     fails({ SILO_STORE_URL: 'mysql://x' }, /^SILO_STORE_URL: unsupported store URL "mysql:\/\/x"/);

@@ -148,6 +148,55 @@ describe('large rows, written and read off the event loop', () => {
     expect(await s.getLarge('small')).toBe('y');
   });
 
+  it('keeps the order writes were handed in, around a large one, whatever kind of write (a reviewer found two reordered)', async () => {
+    const file = tmpFile();
+    const s = store(file);
+    const large = 'L'.repeat(OFF_THREAD_CHARS);
+    // A group still gathering goes before the large write handed in after it.
+    const first = s.atomic(put('k1', 'small, first'));
+    await Promise.all([first, s.set('k1', large)]);
+    expect(await s.get('k1')).toBe(large);
+    // A plain set, a setMany, a delete and a compare-and-swap after it take their turns after it.
+    const writes = [s.set('k2', large), s.setMany([{ key: 'k2', value: 'many, later' }])];
+    await Promise.all(writes);
+    expect(await s.get('k2')).toBe('many, later');
+    const cas = await Promise.all([s.set('k3', large), s.compareAndSwap('k3', undefined, 'swapped')]);
+    expect(cas[1]).toBe(false); // the key was no longer absent: the large write came first
+    await Promise.all([s.set('k4', large), s.delete('k4')]);
+    expect(await s.get('k4')).toBeUndefined();
+  });
+
+  it('does not keep a small write waiting while large ones follow each other', async () => {
+    const file = tmpFile();
+    const s = store(file);
+    const large = 'L'.repeat(2 * 1024 * 1024);
+    let writing = true;
+    const uploads = Array.from({ length: 2 }, async (_, i) => {
+      for (let n = 0; writing; n++) await s.set(`big${i}-${n}`, large);
+    });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const small = s.set('small', 'y');
+    const lates = [...Array(10)].map((_, i) => s.set(`late${i}`, large));
+    await small;
+    writing = false;
+    await Promise.all([...uploads, ...lates]);
+    expect(await s.get('small')).toBe('y');
+  });
+
+  it('writes nothing after the store is closed; what was under way is committed or refused, never half', async () => {
+    const file = tmpFile();
+    const s = new SqliteStore({ path: file, table: 'main' });
+    const large = 'L'.repeat(OFF_THREAD_CHARS);
+    const a = s.set('a', large).then(() => 'written', () => 'refused');
+    const b = s.set('b', large).then(() => 'written', () => 'refused');
+    await s.disconnect();
+    const outcomes = await Promise.all([a, b]);
+    const keys = (observer(file).prepare('SELECT key FROM main ORDER BY key').all() as { key: string }[]).map((r) => r.key);
+    // What each caller heard is what the file holds.
+    expect(keys).toEqual(['a', 'b'].filter((_, i) => outcomes[i] === 'written'));
+    await expect(s.set('c', large)).rejects.toThrow(/closed/);
+  });
+
   it('fails with the write lock held elsewhere past the busy timeout, as any write does, and the next one goes on', async () => {
     const file = tmpFile();
     const s = store(file, 200);

@@ -1,14 +1,17 @@
 /**
- * When a module's file last changed: how a worker thread tells that its code is not the code of
- * the main thread that started it (files replaced under a running server; see worker.ts).
+ * What a module's file holds, as a digest: how a worker thread tells that its code is not the
+ * code of the main thread that started it (files replaced under a running server; see
+ * worker.ts). A digest of the content, not the file's time: the same build put back (a redeploy,
+ * a `touch`) is the same code.
  */
-import { statSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 
-/** The last change of the file at `moduleUrl`, in ms since the epoch (0 when it cannot be told). */
-export function changedAt(moduleUrl: string): number {
+/** The SHA-256 of the file at `moduleUrl` ('' when it cannot be read). */
+export function codeDigest(moduleUrl: string): string {
   try {
-    return statSync(new URL(moduleUrl)).mtimeMs;
+    return createHash('sha256').update(readFileSync(new URL(moduleUrl))).digest('hex');
   } catch {
-    return 0;
+    return '';
   }
 }

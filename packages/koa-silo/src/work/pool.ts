@@ -19,7 +19,7 @@ import { SiloError } from '../model/index.js';
 import { FairQueue } from './fair-queue.js';
 import { fromFailure } from './failure.js';
 import type { Task, TaskResult } from './tasks.js';
-import { changedAt } from './code-changed.js';
+import { codeDigest } from './code-changed.js';
 import type { ReplyMessage, TaskMessage, WorkerData, WorkerSettings } from './worker.js';
 
 export interface PoolOptions {
@@ -228,12 +228,12 @@ class Lane {
 /** A worker running worker.ts: compiled JavaScript, or the TypeScript sources through tsx (tests run the sources). */
 /** The worker's module: compiled JavaScript, or the TypeScript source (tests run the sources). */
 const WORKER_URL = new URL(import.meta.url.endsWith('.ts') ? './worker.ts' : './worker.js', import.meta.url);
-/** When it last changed, as this thread loads: a worker started from other code refuses its tasks. */
-const WORKER_CHANGED_AT = changedAt(WORKER_URL.href);
+/** Its digest as this thread loads: a worker started from other code refuses its tasks. */
+const WORKER_CODE = codeDigest(WORKER_URL.href);
 
 function spawn(settings: WorkerSettings): Worker {
   const heapMb = Math.ceil((settings.cacheBytes + settings.taskBytes + WORKER_BASE_BYTES) / MB);
-  const workerData: WorkerData = { ...settings, codeChangedAt: WORKER_CHANGED_AT };
+  const workerData: WorkerData = { ...settings, code: WORKER_CODE };
   const options = { workerData, resourceLimits: { maxOldGenerationSizeMb: heapMb } };
   if (!import.meta.url.endsWith('.ts')) return new Worker(WORKER_URL, options);
   const target = JSON.stringify(WORKER_URL.href);

@@ -5,7 +5,7 @@
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
-import { changedAt } from './code-changed.js';
+import { codeDigest } from './code-changed.js';
 import { toFailure } from './failure.js';
 import { TaskRunner, type Task } from './tasks.js';
 import { withoutSpannedText, type CheckedBody } from './body-check.js';
@@ -15,8 +15,8 @@ export interface WorkerSettings {
   taskBytes: number;
 }
 
-/** What a worker is started with: its settings, and when its file last changed as the main thread saw it at load. */
-export type WorkerData = WorkerSettings & { codeChangedAt: number };
+/** What a worker is started with: its settings, and its file's digest as the main thread read it at load. */
+export type WorkerData = WorkerSettings & { code: string };
 
 export interface TaskMessage {
   id: number;
@@ -54,7 +54,7 @@ const port = parentPort!;
  * thread other code than the one that talks to it, and answers of another shape (a 500 for every
  * large body, once). Such a worker refuses every task, saying why, rather than answer wrongly.
  */
-const codeChanged = settings.codeChangedAt !== changedAt(import.meta.url);
+const codeChanged = settings.code !== codeDigest(import.meta.url);
 const CODE_CHANGED = {
   status: 503,
   message: "The server's files changed while it ran (an upgrade in place): it must be restarted",
