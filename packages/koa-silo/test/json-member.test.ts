@@ -5,7 +5,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { checkBody, withoutSpannedText, withSpannedText } from '../src/work/body-check.js';
-import { compactJson, memberText } from '../src/work/json-member.js';
+import { compactJson, memberSpan } from '../src/work/json-member.js';
+
+/** The compact text of a member, as checkBody takes file_data's. */
+function memberText(text: string, name: string): string | undefined {
+  const span = memberSpan(text, name);
+  return span && compactJson(text, span[0], span[1]);
+}
 
 describe('memberText', () => {
   it('finds a member whatever comes before and after it, and keeps its numbers as written', () => {

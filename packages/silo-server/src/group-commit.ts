@@ -64,19 +64,9 @@ export class GroupCommit {
    * the group commits, writes outside and writes in turn handed in before it (a group still
    * gathering goes first); what is handed in meanwhile waits for it, asynchronously.
    */
-  async outside<T>(write: () => Promise<T>): Promise<T> {
+  outside<T>(write: () => Promise<T>): Promise<T> {
     if (this.#queue.length > 0) this.#chain(() => this.#commit());
-    this.#busy++;
-    const before = this.#turn;
-    let done!: () => void;
-    this.#turn = new Promise<void>((resolve) => (done = resolve));
-    try {
-      await before;
-      return await write();
-    } finally {
-      this.#busy--;
-      done();
-    }
+    return this.#chain(write);
   }
 
   /**
@@ -97,8 +87,8 @@ export class GroupCommit {
     else this.#chain(() => this.#commit());
   }
 
-  /** `write` after every turn taken so far; the turn after it waits for it, failed or not. */
-  #chain<T>(write: () => T): Promise<T> {
+  /** `write` after every turn taken so far; the turn after it waits for it (its promise too), failed or not. */
+  #chain<T>(write: () => T | PromiseLike<T>): Promise<T> {
     this.#busy++;
     const result = this.#turn.then(write);
     this.#turn = result.then(

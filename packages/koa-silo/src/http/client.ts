@@ -7,12 +7,13 @@ import ipaddr from 'ipaddr.js';
  * trusted proxy saw; entries before it are whatever the client claimed).
  */
 export function clientAddress(ctx: Context, trustProxy: boolean): string {
-  if (trustProxy) {
-    const forwarded = ctx.get('X-Forwarded-For');
-    const last = forwarded.split(',').map((s) => s.trim()).filter(Boolean).at(-1);
-    if (last) return last;
-  }
-  return ctx.req.socket.remoteAddress ?? 'unknown';
+  const forwarded = trustProxy ? lastForwarded(ctx, 'X-Forwarded-For') : undefined;
+  return forwarded ?? ctx.req.socket.remoteAddress ?? 'unknown';
+}
+
+/** The last entry of a trusted proxy's comma-separated header (entries before it are the client's claims). */
+function lastForwarded(ctx: Context, header: string): string | undefined {
+  return ctx.get(header).split(',').map((s) => s.trim()).filter(Boolean).at(-1);
 }
 
 /**
@@ -21,10 +22,8 @@ export function clientAddress(ctx: Context, trustProxy: boolean): string {
  * and its Secure cookie need the browser's scheme, not the proxy's plain connection to Silo).
  */
 export function clientProtocol(ctx: Context, trustProxy: boolean): 'http' | 'https' {
-  if (trustProxy) {
-    const last = ctx.get('X-Forwarded-Proto').split(',').map((s) => s.trim().toLowerCase()).filter(Boolean).at(-1);
-    if (last === 'https' || last === 'http') return last;
-  }
+  const last = trustProxy ? lastForwarded(ctx, 'X-Forwarded-Proto')?.toLowerCase() : undefined;
+  if (last === 'https' || last === 'http') return last;
   return ctx.req.socket && 'encrypted' in ctx.req.socket && ctx.req.socket.encrypted ? 'https' : 'http';
 }
 

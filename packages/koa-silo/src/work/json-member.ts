@@ -66,15 +66,6 @@ export function compactJson(text: string, start = 0, end = text.length): string 
   return parts.join('');
 }
 
-/**
- * The compact text of the top-level member `name` of the JSON object `text` (the last one when
- * it appears more than once, as JSON.parse takes the last), or undefined.
- */
-export function memberText(text: string, name: string): string | undefined {
-  const span = memberSpan(text, name);
-  return span && compactJson(text, span[0], span[1]);
-}
-
 /** Where the value of the top-level member `name` of the JSON object `text` lies (the last one's), or undefined. */
 export function memberSpan(text: string, name: string): [start: number, end: number] | undefined {
   let i = skipWhitespace(text, 0);
