@@ -215,6 +215,46 @@ describe.skipIf(!haveChromium)('the web console in Chromium', () => {
     expect(await read.json()).toEqual({ theme: 'light', size: 14 });
   }, 20_000);
 
+  it('saves only a change, asks before an edit is lost, and before a move changes the addresses', async () => {
+    const created = (await (await api('/api/v1/manage/', { method: 'POST', body: JSON.stringify({ file_name: 'mover', file_data: { a: 1 } }) })).json()) as { file_uuid: string };
+    const uuid = created.file_uuid;
+    await page.goto(`${base}/console/#/silos/${uuid}`);
+    await page.getByRole('heading', { name: /mover/ }).waitFor();
+    const save = page.getByRole('button', { name: 'Save data' });
+    expect(await save.isDisabled()).toBe(true);
+    await typeInEditor('{"a": 2}');
+    expect(await save.isDisabled()).toBe(false);
+    // Leaving by a link while the edit is unsaved asks first; declined, the page and the edit stay.
+    const asked: string[] = [];
+    page.once('dialog', (dialog) => {
+      asked.push(dialog.message());
+      void dialog.dismiss();
+    });
+    await page.getByRole('link', { name: 'All silos' }).click();
+    expect(asked).toEqual(['Leave this silo? Your unsaved changes to its data will be lost.']);
+    expect(page.url()).toContain(`#/silos/${uuid}`);
+    await page.getByRole('button', { name: 'Discard changes' }).click();
+    expect(await save.isDisabled()).toBe(true);
+
+    // A move says what it changes and waits for a second click; Cancel moves nothing.
+    await page.getByLabel('Region', { exact: true }).selectOption('sg-01-api');
+    await page.getByRole('button', { name: 'Move to region…' }).click();
+    await page.getByText(/Moving changes every address of this silo/).waitFor();
+    await page.getByRole('heading', { name: 'Settings' }).evaluate((el) => el.scrollIntoView({ block: 'start' }));
+    await shot('silo-move-confirm');
+    await accessible('silo move confirmation');
+    await page.getByRole('button', { name: 'Cancel' }).click();
+    expect(((await (await api(`/api/v1/manage/meta/${uuid}`)).json()) as { region_name: string }).region_name).toBe('api');
+    await page.getByRole('button', { name: 'Move to region…' }).click();
+    await page.getByRole('button', { name: 'Move to sg-01-api' }).click();
+    await page.getByText(/Moved to region sg-01-api/).waitFor();
+    expect(((await (await api(`/api/v1/manage/meta/${uuid}`)).json()) as { region_name: string }).region_name).toBe('sg-01-api');
+    await api(`/api/v1/manage/${uuid}`, { method: 'DELETE' });
+    // Where the tests after this one start: the settings silo's page.
+    await page.goto(`${base}/console/#/silos/${made.settings!}`);
+    await page.getByRole('heading', { name: /settings/ }).waitFor();
+  }, 20_000);
+
   it("gives the silo's read addresses and curl lines, which read it as shown", async () => {
     const uuid = made.settings!;
     const text = async (label: string) => (await page.getByLabel(label, { exact: true }).textContent())!;
@@ -400,10 +440,10 @@ describe.skipIf(!haveChromium)('the web console in Chromium', () => {
     await page.getByRole('button', { name: 'Create manage key' }).click();
     await page.getByRole('button', { name: /I have stored it/ }).click();
     const weekly = page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: 'weekly' }) });
-    await expect.poll(() => weekly.textContent()).toMatch(/in 6 days: replace it soon/);
+    await expect.poll(() => weekly.textContent()).toMatch(/in 7 days: replace it soon/);
     expect(await weekly.getAttribute('class')).toContain('expiring');
     await nav().getByRole('link', { name: 'Silos' }).click();
-    await expect.poll(() => page.locator('.expiry-notice').textContent()).toMatch(/A key expires soon: manage key “weekly” expires in 6 days/);
+    await expect.poll(() => page.locator('.expiry-notice').textContent()).toMatch(/A key expires soon: manage key “weekly” expires in 7 days/);
     await nav().getByRole('link', { name: 'Keys' }).click();
     await page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: 'weekly' }) }).waitFor();
     // An access key may expire too.
@@ -411,7 +451,7 @@ describe.skipIf(!haveChromium)('the web console in Chromium', () => {
     await page.getByLabel('Access key expires after').selectOption('30d');
     await page.getByRole('button', { name: 'Create access key' }).click();
     await page.getByRole('button', { name: /I have stored it/ }).click();
-    await expect.poll(() => page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: 'temp-reader' }) }).textContent()).toMatch(/UTC \(in 29 days\)/);
+    await expect.poll(() => page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: 'temp-reader' }) }).textContent()).toMatch(/UTC \(in 30 days\)/);
     await page.evaluate(() => scrollTo(0, 0));
     // The value hidden first: no key, even a dead one, in the README's pictures.
     await shot('keys');
@@ -642,6 +682,14 @@ describe.skipIf(!haveChromium)('the web console in Chromium', () => {
       await tabTo(/^Cancel$/, 5);
       await p.keyboard.press('Enter');
       expect(await p.getByLabel(/to confirm/).count()).toBe(0);
+      // Focus is back on the button that opened it; Escape closes it too, and comes back there.
+      const focused = () => p.evaluate(() => document.activeElement?.getAttribute('aria-label') ?? document.activeElement?.textContent);
+      await expect.poll(focused).toBe('Revoke manage key default');
+      await p.keyboard.press('Enter');
+      await p.getByLabel(/to confirm/).waitFor();
+      await p.keyboard.press('Escape');
+      expect(await p.getByLabel(/to confirm/).count()).toBe(0);
+      await expect.poll(focused).toBe('Revoke manage key default');
 
       await tabTo(/^Webhooks$/, 40, true);
       await p.keyboard.press('Enter');
@@ -658,14 +706,42 @@ describe.skipIf(!haveChromium)('the web console in Chromium', () => {
       await p.getByRole('rowheader', { name: 'https://example.org/by-keyboard' }).waitFor();
       await tabTo(/^Delete the webhook to https:\/\/example\.org\/by-keyboard$/);
       await p.keyboard.press('Enter');
-      // The confirm button has the focus.
-      await expect.poll(() => p.evaluate(() => document.activeElement?.textContent)).toBe('Delete webhook');
+      // Cancel has the focus: a second Enter deletes nothing.
+      await expect.poll(() => p.evaluate(() => document.activeElement?.textContent)).toBe('Cancel');
+      await p.keyboard.press('Enter');
+      await expect.poll(focused).toBe('Delete the webhook to https://example.org/by-keyboard');
+      await p.keyboard.press('Enter');
+      await tabTo(/^Delete webhook$/, 3, true);
       await p.keyboard.press('Enter');
       await p.getByText('No webhooks yet').waitFor();
     } finally {
       await own.close();
     }
   }, 60_000);
+
+  it('leaves the focus where someone already typing in the sign-in form put it', async () => {
+    const own = await browser.newContext({ viewport: DESKTOP });
+    const p = await own.newPage();
+    try {
+      // The person (or a password manager) is in the user field as soon as it exists: before the
+      // page's effects have run, which is when a slow machine let the keyboard test's Tab land.
+      await p.addInitScript(() => {
+        new MutationObserver((_, observer) => {
+          const field = document.getElementById('sign-in-user');
+          if (!field) return;
+          field.focus();
+          observer.disconnect();
+        }).observe(document, { childList: true, subtree: true });
+      });
+      await p.goto(`${base}/console`);
+      await p.getByRole('button', { name: 'Sign in' }).waitFor();
+      // A few frames later, after every effect of the page's first renders.
+      await p.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(done, 50)))));
+      expect(await p.evaluate(() => document.activeElement?.id)).toBe('sign-in-user');
+    } finally {
+      await own.close();
+    }
+  });
 
   it('the CLI and the console agree: a silo made with silo silos create shows up with its size', async () => {
     const r = await runSilo(['silos', 'create', '--name', 'from-the-cli', '--data', '{"via": "cli"}', '--json'], env);

@@ -23,7 +23,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, pool, type Answer, type Call } from '../support/http-call.js';
+import { call, pool, type Answer, type Call, keptAliveAgent } from '../support/http-call.js';
 import { flushDb, redisDbUrl } from '../support/redis-db.js';
 import { postgresAvailable, testSchema, type TestSchema } from '../support/postgres.js';
 import { redisAvailable } from '../support/redis.js';
@@ -81,7 +81,7 @@ async function crashRun(label: string, env: Record<string, string>): Promise<voi
 
   const start = async () => {
     agent?.destroy();
-    agent = new http.Agent({ keepAlive: true, maxSockets: 32 });
+    agent = keptAliveAgent(32);
     server = await startSiloServer(env);
   };
   const req = (p: string, options: Call = {}) =>
@@ -111,11 +111,13 @@ async function crashRun(label: string, env: Record<string, string>): Promise<voi
       expect(reply.json.version).toBe(silo.version + 1);
       silo.version++;
     };
-    if (roll < 0.25) return { silo, path: at, call: { method: 'PATCH', body: { file_name: `w${w}` } }, done: next };
+    // Each write changes something (a write that changes nothing is no version): a name of its own.
+    const name = `w${w}-v${silo.version}`;
+    if (roll < 0.25) return { silo, path: at, call: { method: 'PATCH', body: { file_name: name } }, done: next };
     if (roll < 0.45) return { silo, path: at, call: { method: 'PATCH', headers: { 'content-type': 'application/json-patch+json' }, body: [{ op: 'add', path: '/file_data/-', value: { w } }] }, done: next };
-    if (roll < 0.6) return { silo, path: at, call: { method: 'PATCH', headers: { 'content-type': 'application/merge-patch+json' }, body: { is_public: rng() < 0.5 } }, done: next };
+    if (roll < 0.6) return { silo, path: at, call: { method: 'PATCH', headers: { 'content-type': 'application/merge-patch+json' }, body: { is_public: rng() < 0.5, file_name: name } }, done: next };
     if (roll < 0.72 && silo.version > 1) return { silo, path: `${at}/versions/${silo.version}/restore`, call: { method: 'POST' }, done: next };
-    if (roll < 0.88) return { silo, path: at, call: { method: 'PATCH', body: { region_name: REGIONS[Math.floor(rng() * 3)]! } }, done: next };
+    if (roll < 0.88) return { silo, path: at, call: { method: 'PATCH', body: { region_name: REGIONS[Math.floor(rng() * 3)]!, file_name: name } }, done: next };
     return {
       silo,
       path: at,

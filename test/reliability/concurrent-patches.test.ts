@@ -16,7 +16,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, isContractError, type Answer, type Call } from '../support/http-call.js';
+import { call, isContractError, type Answer, type Call, keptAliveAgent } from '../support/http-call.js';
 import { postgresAvailable, testSchema, type TestSchema } from '../support/postgres.js';
 import { clusterAvailable, clusterForSuite } from '../support/redis-cluster.js';
 import { flushDb, redisDbUrl } from '../support/redis-db.js';
@@ -57,7 +57,7 @@ function patchRaces(label: string, start: () => Promise<SiloServer[]>, before?: 
     beforeAll(async () => {
       await before?.();
       servers = await start();
-      agents = servers.map(() => new http.Agent({ keepAlive: true, maxSockets: 128 }));
+      agents = servers.map(() => keptAliveAgent(128));
       const banners = servers.flatMap((s) => (s.banner ? [s.banner] : []));
       expect(banners, 'one first-start banner').toHaveLength(1);
       keys = banners[0]!;

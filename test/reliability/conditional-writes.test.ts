@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, isContractError, type Answer } from '../support/http-call.js';
+import { call, isContractError, type Answer, keptAliveAgent } from '../support/http-call.js';
 import { flushDb, redisDbUrl } from '../support/redis-db.js';
 import { postgresAvailable, testSchema, type TestSchema } from '../support/postgres.js';
 import { clusterAvailable, clusterForSuite } from '../support/redis-cluster.js';
@@ -29,7 +29,7 @@ const HOST: Record<(typeof REGIONS)[number], string> = {
 function conditionalWrites(store: string, skip: boolean, open: () => Promise<string>, close: () => Promise<void>) {
   describe.skipIf(skip)(`conditional and concurrent writes, two processes on one ${store}`, () => {
     const servers: SiloServer[] = [];
-    const agents = [new http.Agent({ keepAlive: true, maxSockets: 64 }), new http.Agent({ keepAlive: true, maxSockets: 64 })];
+    const agents = [keptAliveAgent(64), keptAliveAgent(64)];
     let owner: { manage: string; access: string };
     const figures = { patchRaces: 0, mixedRaces: 0, blindWriters: 0, blindRounds: 0, creates: 0 };
 

@@ -40,7 +40,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_LOCK_TIMING } from '../../packages/koa-silo/src/storage/lease-locks.js';
-import { call, isContractError, pool, type Answer, type Call } from '../support/http-call.js';
+import { call, isContractError, pool, type Answer, type Call, keptAliveAgent } from '../support/http-call.js';
 import { flushDb, redisDbUrl } from '../support/redis-db.js';
 import { postgresAvailable, testSchema, type TestSchema } from '../support/postgres.js';
 import { clusterAvailable, clusterForSuite } from '../support/redis-cluster.js';
@@ -169,7 +169,7 @@ async function crashRun(setup: StoreSetup): Promise<void> {
 
   const start = async () => {
     agent?.destroy();
-    agent = new http.Agent({ keepAlive: true, maxSockets: 32 });
+    agent = keptAliveAgent(32);
     server = await startSiloServer(setup.env);
   };
   const req = (path: string, options: Call = {}) => call(server!.port, path, { agent, timeoutMs: CALL_MS, ...options });

@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Keyv } from 'keyv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, type Answer } from '../support/http-call.js';
+import { call, type Answer, keptAliveAgent } from '../support/http-call.js';
 import { startInProcess } from '../support/in-process.js';
 import { createKeysWithCli, runSilo, startSiloServer, type SiloServer } from '../support/silo-server.js';
 import { FlakyMap } from '../support/flaky-map.js';
@@ -103,7 +103,7 @@ describe('key values in logs and error bodies', () => {
   let server: SiloServer;
   let keys: { valid: { manage: string; access: string }; all: string[] };
   let secrets: string[];
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
+  const agent = keptAliveAgent(8);
   const figures: string[] = [];
   let sent = 0;
   let logMark = 0;

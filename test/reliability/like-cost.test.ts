@@ -10,7 +10,7 @@
 import http from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call } from '../support/http-call.js';
+import { call, keptAliveAgent } from '../support/http-call.js';
 import { NO_RATE_LIMIT, startInProcess, type InProcessSilo, type TestAccount } from '../support/in-process.js';
 import { startReadProbe } from '../support/read-probe.js';
 
@@ -53,7 +53,7 @@ let s: InProcessSilo;
 let attacker: TestAccount;
 const uuids = { ascii: '', greek: '' };
 let publicUuid: string;
-const attackAgent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+const attackAgent = keptAliveAgent(1);
 
 beforeAll(async () => {
   s = await startInProcess({ plans: { default: NO_RATE_LIMIT } });

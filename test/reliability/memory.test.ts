@@ -21,7 +21,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accountWithKeys, type Account } from '../../packages/koa-silo/test/support/accounts.js';
 import { loadConfig, openSilo, silentLogger } from '../../packages/silo-server/src/index.js';
-import { call, isContractError, type Answer } from '../support/http-call.js';
+import { call, isContractError, type Answer, keptAliveAgent } from '../support/http-call.js';
 import { sampleRss } from '../support/rss.js';
 import { startSiloServer, type SiloServer } from '../support/silo-server.js';
 
@@ -70,7 +70,7 @@ describe('memory budget under dense 10 MB silos', () => {
       await stores.close();
     }
     server = await startSiloServer({ SILO_DATA_DIR: dir, SILO_RATE_LIMIT_PER_MINUTE: '0' });
-    agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
+    agent = keptAliveAgent(8);
   }, 120_000);
 
   afterAll(async () => {

@@ -7,7 +7,7 @@
  */
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, isContractError, type Answer } from '../support/http-call.js';
+import { call, isContractError, type Answer, keptAliveAgent } from '../support/http-call.js';
 import { startInProcess, type InProcessSilo, type TestAccount } from '../support/in-process.js';
 import { flushDb, redisDbUrl } from '../support/redis-db.js';
 import { redisAvailable } from '../support/redis.js';
@@ -89,7 +89,7 @@ describe('rate limit in one process (memory)', () => {
 function sharedBudget(store: string, skip: boolean, open: () => Promise<string>, close: () => Promise<void>) {
   describe.skipIf(skip)(`rate limit shared by two processes on one ${store}`, () => {
     const servers: SiloServer[] = [];
-    const agents = [new http.Agent({ keepAlive: true }), new http.Agent({ keepAlive: true })];
+    const agents = [keptAliveAgent(), keptAliveAgent()];
     let keys: { manage: string; access: string };
 
     beforeAll(async () => {

@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, pool } from '../support/http-call.js';
+import { call, pool, keptAliveAgent } from '../support/http-call.js';
 import { startSiloServer, type SiloServer } from '../support/silo-server.js';
 
 const TOTAL_WRITES = 1000;
@@ -65,7 +65,7 @@ describe('kill -9 of silo serve on SQLite during 1 000 writes', () => {
 
   const start = async () => {
     agent?.destroy();
-    agent = new http.Agent({ keepAlive: true, maxSockets: WORKERS });
+    agent = keptAliveAgent(WORKERS);
     server = await startSiloServer({ SILO_DATA_DIR: dir, SILO_RATE_LIMIT_PER_MINUTE: '0' });
     if (server.banner) keys = server.banner;
   };

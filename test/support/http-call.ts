@@ -124,3 +124,12 @@ function decoded(body: Buffer, coding: string | undefined): Buffer {
   if (coding === 'gzip') return zlib.gunzipSync(body);
   return body;
 }
+
+/**
+ * An agent that keeps connections alive, as a client under load would, and drops one left idle
+ * for 3 s: silo serve closes idle connections after 5 s (keepAliveTimeout), and a request sent on
+ * a socket the server is closing that very moment fails with "socket hang up" (a flaky test).
+ */
+export function keptAliveAgent(maxSockets?: number): http.Agent {
+  return new http.Agent({ keepAlive: true, timeout: 3_000, ...(maxSockets === undefined ? {} : { maxSockets }) });
+}

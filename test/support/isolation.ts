@@ -19,6 +19,12 @@ export const RECORDS = JSON.stringify(
 );
 /** An update body with RECORDS as file_data (item 10). */
 const REWRITE_BODY = `{"file_data":${RECORDS}}`;
+/**
+ * `{"a":[-0,-0,...]}` (7 MB): 2.3 million numbers kept as written (`-0` is not `0`), 140 MB of
+ * heap parsed. Item 13: charged 18 MB, and parsed through placeholders at a peak of 450 MB, it
+ * took the process down with its worker.
+ */
+export const MINUS_ZEROS = `{"a":[${'-0,'.repeat(2_333_000 - 1)}-0]}`;
 /** `[1,1,...]` of 5 million ones (10 MB): five million problems for the validator. */
 export const ONES = `[${'1,'.repeat(4_999_999)}1]`;
 
@@ -29,6 +35,8 @@ export interface IsolationData {
   dense: string;
   /** alice's records, two versions. */
   records: string;
+  /** alice's silo of MINUS_ZEROS. */
+  minusZeros: string;
   /** bob's tiny public silo: the bystanders' read. */
   tiny: string;
   /** bob's tiny private silo. */
@@ -46,9 +54,10 @@ export async function seedIsolationData(dir: string): Promise<IsolationData> {
     const dense = (await silo.silos.createText(alice.name, fields('dense'), DENSE)).file_uuid;
     const records = (await silo.silos.createText(alice.name, fields('records'), RECORDS)).file_uuid;
     await silo.silos.updateText(alice.name, records, { file_name: 'records v2' }, RECORDS.replace('"product 0"', '"first"'));
+    const minusZeros = (await silo.silos.createText(alice.name, fields('minus zeros'), MINUS_ZEROS)).file_uuid;
     const tiny = (await silo.silos.createText(bob.name, fields('tiny', true), '{"hello":"world"}')).file_uuid;
     const bobs = (await silo.silos.createText(bob.name, fields('bob private'), '[{"mine":true}]')).file_uuid;
-    return { alice, bob, dense, records, tiny, bobs };
+    return { alice, bob, dense, records, minusZeros, tiny, bobs };
   } finally {
     await silo.close();
     await stores.close();
@@ -70,6 +79,11 @@ export function attacks(port: number, data: IsolationData) {
     patch,
     /** Item 1: file_data replaced by five million non-objects. */
     replaceWithOnes: () => patch(data.records, `[{"op":"replace","path":"/file_data","value":${ONES}}]`),
+    /**
+     * A refused body just large enough for the worker pool (80 KB of `[1,1,...]`, a 422): its
+     * first worker starts and loads its code here, so that no attack's time limit counts that.
+     */
+    warmUp: () => patch(data.records, `[{"op":"replace","path":"/file_data","value":[${'1,'.repeat(40_000)}1]}]`),
     /** Item 1: a create of five million non-objects. */
     createOnes: (): Promise<Answer> =>
       call(port, '/api/v1/manage/', {
@@ -92,6 +106,25 @@ export function attacks(port: number, data: IsolationData) {
           { op: 'add', path: '/file_data/0/e/-', value: 'x'.repeat(200) },
         ]),
       ),
+    /**
+     * Item 11: the dense silo's whole array copied into one of its elements, after an insert that
+     * makes the patch own the array. Walking the result once remembered each of its 3.3 million
+     * objects in a Map, whose growth failed the worker's heap so that V8 ended the whole process.
+     */
+    copyWhole: () =>
+      patch(
+        data.dense,
+        JSON.stringify([
+          { op: 'add', path: '/file_data/0', value: { a: 1 } },
+          { op: 'copy', from: '/file_data', path: '/file_data/1/x' },
+        ]),
+      ),
+    /** Item 12: `fields` over the dense silo: a new object per element, 3.3 million of them, had they been built at once. */
+    fieldsOfDense: () =>
+      call(port, `/${data.dense}?fields=a,b`, { headers: { 'X-SILO-KEY': alice.access }, timeoutMs: 30_000 }),
+    /** Item 13: a query of the silo of minus zeros: its parse on a worker. */
+    queryMinusZeros: () =>
+      call(port, `/${data.minusZeros}?path=a.2332999`, { headers: { 'X-SILO-KEY': alice.access }, timeoutMs: 30_000 }),
     /** Item 5: a past version of the 9.9 MB silo, read at `bytesPerSecond`. */
     history: (agent: http.Agent, version: number, bytesPerSecond: number) =>
       drain(port, agent, `/api/v1/manage/${data.records}/versions/${version}`, { 'X-MAN-API': alice.manage }, bytesPerSecond),

@@ -66,9 +66,15 @@ export function openSse(port: number, path: string, headers: Record<string, stri
         if (waiter) waiter(event);
         else queue.push(event);
       };
+      let endsWithNewline = false;
       res.on('data', (chunk: string) => {
         body += chunk;
+        // No event ends in this chunk: keep it without searching the whole buffer (a search
+        // flattens it, and an event of 5 MB arriving in 16 KiB chunks made that quadratic).
+        const ends = chunk.includes('\n\n') || (endsWithNewline && chunk.startsWith('\n'));
+        endsWithNewline = chunk.endsWith('\n');
         buffer += chunk;
+        if (!ends) return;
         let end: number;
         while ((end = buffer.indexOf('\n\n')) >= 0) {
           const block = buffer.slice(0, end);

@@ -171,6 +171,8 @@ export function createSilo(options: SiloOptions = {}): Silo {
 
 export { jsonNotFound } from './http/errors.js';
 export { redactKeyValues } from './http/redact.js';
+export { clientAddress, clientProtocol } from './http/client.js';
+export { drainUnreadBody, DRAIN_BYTES, DRAIN_MS } from './http/unread-body.js';
 export { DEFAULT_RATE_LIMIT_TABLE } from './http/rate-limit.js';
 export { type RateLimitStore, type SiloLogger, type SiloOptions } from './options.js';
 export { DEFAULT_HOSTS, DEFAULT_PLAN, DEFAULT_PLAN_NAME, type Plan } from './model/index.js';

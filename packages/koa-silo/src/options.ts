@@ -3,7 +3,7 @@
  */
 import type Keyv from 'keyv';
 import { availableParallelism } from 'node:os';
-import { type AuditActor, type CorsOrigins, DEFAULT_AUDIT_DAYS, DEFAULT_DELIVERY_TIMING, DEFAULT_MAX_PATCH_OPERATIONS, DEFAULT_MAX_JSON_DEPTH, DEFAULT_HOSTS, DEFAULT_PLAN, DEFAULT_PLAN_NAME, type DeliveryTiming, type EventBus, MAX_WEBHOOKS_PER_ACCOUNT, normalizeHost, normalizeOrigin, type Plan, PROGRAM_ACTOR, type Region, REGIONS } from './model/index.js';
+import { type AuditActor, type CorsOrigins, DEFAULT_AUDIT_DAYS, DEFAULT_DELIVERY_TIMING, DEFAULT_MAX_PATCH_OPERATIONS, DEFAULT_MAX_JSON_DEPTH, DEFAULT_HOSTS, DEFAULT_PLAN, DEFAULT_PLAN_NAME, type DeliveryTiming, type EventBus, MAX_HISTORY_VERSIONS, MAX_WEBHOOKS_PER_ACCOUNT, normalizeHost, normalizeOrigin, type Plan, PROGRAM_ACTOR, type Region, REGIONS } from './model/index.js';
 
 
 /**
@@ -200,8 +200,8 @@ export function resolveOptions(options: SiloOptions = {}): ResolvedOptions {
       throw new TypeError(`plans.${name}.rateLimitPerMinute must be an integer >= 0 (0 turns limiting off)`);
     }
     const historyVersions = plan.historyVersions ?? DEFAULT_PLAN.historyVersions!;
-    if (!(Number.isSafeInteger(historyVersions) && historyVersions >= 1 && historyVersions <= 1000)) {
-      throw new TypeError(`plans.${name}.historyVersions must be an integer from 1 to 1000`);
+    if (!(Number.isSafeInteger(historyVersions) && historyVersions >= 1 && historyVersions <= MAX_HISTORY_VERSIONS)) {
+      throw new TypeError(`plans.${name}.historyVersions must be an integer from 1 to ${MAX_HISTORY_VERSIONS}`);
     }
     const maxKeys = positiveInteger(`plans.${name}.maxKeys`, plan.maxKeys, DEFAULT_PLAN.maxKeys!);
     const accountRateLimitPerMinute = plan.accountRateLimitPerMinute ?? 4 * plan.rateLimitPerMinute;

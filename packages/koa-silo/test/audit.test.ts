@@ -204,6 +204,7 @@ describe('audit log', () => {
       const reply = await h.client.get(`/api/v1/manage/audit?${bad}`, { headers: manage(acme) });
       expect(reply.status, bad).toBe(422);
       expect(reply.json.detail[0].loc[0]).toBe('query');
+      if (bad.startsWith('since')) expect(reply.json.detail[0].type, bad).toBe('datetime_parsing');
     }
   });
 

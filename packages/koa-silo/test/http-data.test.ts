@@ -47,6 +47,18 @@ describe('private address /<uuid>', () => {
     expect(reply.text).toBe(ROWS_TEXT);
   });
 
+  it('marks a keyed answer private (no shared cache keeps it), a public one not', async () => {
+    const keyed = await read(uuid, alice);
+    expect(keyed.status).toBe(200);
+    expect(keyed.headers['cache-control']).toBe('private');
+    const listing = await h.client.get('/api/v1/manage/silos', { headers: manage(alice) });
+    expect(listing.headers['cache-control']).toBe('private');
+    const made = await h.client.request('/api/v1/manage/', { method: 'POST', headers: manage(alice), body: { file_name: 'pub', file_data: {}, is_public: true } });
+    const pub = await readPublic(made.json.file_uuid as string);
+    expect(pub.status).toBe(200);
+    expect(pub.headers['cache-control']).toBeUndefined();
+  });
+
   it('answers 401 without X-SILO-KEY, with an unknown key, and with a manage key', async () => {
     for (const headers of [{} as Record<string, string>, { 'X-SILO-KEY': 'silo_acc_nope' }, { 'X-SILO-KEY': alice.manage }]) {
       const reply = await h.client.get(`/${uuid}`, { headers });
@@ -302,6 +314,11 @@ describe('ETag and conditional requests', () => {
       expect(patched.status).toBe(428);
       const deleted = await strict.client.request(`/api/v1/manage/${uuid}`, { method: 'DELETE', headers: manage(owner) });
       expect(deleted.status).toBe(428);
+      // The document says so, for every write that takes If-Match.
+      const { paths } = (await strict.client.get('/api/v1/openapi.json')).json as { paths: Record<string, Record<string, { responses: object }>> };
+      for (const [path, method] of [['/api/v1/manage/{file_uuid}', 'patch'], ['/api/v1/manage/{file_uuid}', 'delete'], ['/api/v1/manage/{file_uuid}/versions/{version}/restore', 'post']] as const) {
+        expect(paths[path]![method]!.responses, `${method} ${path}`).toHaveProperty('428');
+      }
       const etag = (await strict.client.get(`/api/v1/manage/${uuid}`, { headers: manage(owner) })).headers.etag as string;
       const ok = await strict.client.request(`/api/v1/manage/${uuid}`, { method: 'DELETE', headers: manage(owner, { 'If-Match': etag }) });
       expect(ok.status).toBe(200);

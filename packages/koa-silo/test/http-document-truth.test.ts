@@ -20,6 +20,7 @@ import { checkJsonPatch } from '../src/patch/index.js';
 import { jsonPatch, updateSiloBody } from '../src/schemas/silo.js';
 import { integerParam } from '../src/schemas/params.js';
 import { validator } from '../src/schemas/validate.js';
+import { openSse, type SseEvent, type SseStream } from '../../../test/support/sse.js';
 import { access, HOSTS, manage, startSilo, type Account, type Harness } from './support/http.js';
 
 let h: Harness;
@@ -261,5 +262,71 @@ describe('schemas that generators read', () => {
       { loc: ['body'], msg: 'At least one of file_name, file_data, region_name, is_public is required', type: 'missing' },
     ]);
     expect(checkUpdate.issues({ is_public: true }, 'body')).toEqual([]);
+  });
+});
+
+describe('server-sent events', () => {
+  it("sends in every stream's data line what the document's schema of that event says", async () => {
+    const feeds = await startSilo({ plans: { default: { maxDataBytes: 1_000_000, rateLimitPerMinute: 0, historyVersions: 2 } } });
+    const streams: SseStream[] = [];
+    const open = async (path: string, headers: Record<string, string>) => {
+      const stream = await openSse(feeds.server.port, path, { host: HOSTS.api, ...headers });
+      streams.push(stream);
+      return stream;
+    };
+    try {
+      const bob = await feeds.account('bob');
+      const described = (await feeds.client.get('/api/v1/openapi.json')).json;
+      const ajv = new Ajv2020({ strict: false, allowUnionTypes: true }).addFormat('uuid', true).addFormat('date-time', true);
+      ajv.addSchema({ $id: 'https://silo.test/openapi.json', components: described.components }, undefined, undefined, false);
+      const seen: string[] = [];
+      /** The event's data against the schema the path's stream names for it. */
+      const conforms = (path: string, event: SseEvent) => {
+        const defs = described.paths[path].get.responses['200'].content['text/event-stream'].schema.$defs as Record<string, { $ref: string }>;
+        expect(defs[event.event], `${path} names ${event.event}`).toBeDefined();
+        const validate = ajv.getSchema(`https://silo.test/openapi.json${defs[event.event]!.$ref}`)!;
+        expect(validate(JSON.parse(event.data)), `${path} ${event.event} ${event.data}: ${ajv.errorsText(validate.errors)}`).toBe(true);
+        seen.push(`${path} ${event.event}`);
+      };
+      const write = (uuid: string, method: string, body?: object) => feeds.client.request(`/api/v1/manage/${uuid}`, { method, headers: manage(bob), ...(body ? { body } : {}) });
+
+      const account = await open('/api/v1/manage/events', manage(bob));
+      const audit = await open('/api/v1/manage/audit/events', manage(bob));
+      const uuid = await feeds.create(bob, { file_name: 'fed', file_data: [{ n: 1 }] });
+      const silo = await open(`/${uuid}/events?data=1`, access(bob));
+      await write(uuid, 'PATCH', { file_data: [{ n: 2.50 }] });
+      conforms('/{file_uuid}/events', await silo.next());
+      for (let i = 3; i <= 5; i++) await write(uuid, 'PATCH', { file_data: [{ n: i }] });
+      // History keeps 2 versions: a client at version 1 gets a reset.
+      const behind = await open(`/${uuid}/events`, access(bob, { 'Last-Event-ID': '1' }));
+      conforms('/{file_uuid}/events', await behind.next());
+      await write(uuid, 'PATCH', { region_name: 'sg-01-api' });
+      for (;;) {
+        const event = await silo.next();
+        conforms('/{file_uuid}/events', event);
+        if (event.event === 'move') break;
+      }
+      const doomed = await feeds.create(bob, { file_name: 'doomed', file_data: {} });
+      const ending = await open(`/${doomed}/events`, access(bob));
+      await write(doomed, 'DELETE');
+      conforms('/{file_uuid}/events', await ending.next());
+      for (let i = 0; i < 8; i++) conforms('/api/v1/manage/events', await account.next());
+      conforms('/api/v1/manage/audit/events', await audit.next());
+      expect(new Set(seen)).toEqual(
+        new Set([
+          '/{file_uuid}/events update',
+          '/{file_uuid}/events reset',
+          '/{file_uuid}/events move',
+          '/{file_uuid}/events delete',
+          '/api/v1/manage/events create',
+          '/api/v1/manage/events update',
+          '/api/v1/manage/events delete',
+          '/api/v1/manage/audit/events audit',
+        ]),
+      );
+    } finally {
+      for (const stream of streams) stream.close();
+      await feeds.close();
+    }
   });
 });

@@ -125,7 +125,7 @@ describe('server-sent events with data', () => {
     // A replay sends it whole too.
     const replay = await sse(`/public/${uuid}/events?since=1&data=1`);
     expect(JSON.parse((await replay.next(10_000)).data)).toMatchObject({ version: 2, file_data: next });
-  });
+  }, 60_000);
 
   it('sends an update whose data went while it loaded without that data, then the delete that took it', async () => {
     const uuid = await h.create(alice, { file_name: 'short-lived', file_data: { n: 1 } });

@@ -355,6 +355,16 @@ describe('authentication (contract §3)', () => {
     expect((await getSilo(alice, uuid)).json).toEqual({ data: { s: 1 } });
   });
 
+  it('says which header a key of the other type goes in, by its prefix, whether or not it is valid', async () => {
+    const asManage = await h.client.get('/api/v1/manage/silos', { headers: { 'X-MAN-API': alice.access } });
+    expect(asManage.status).toBe(401);
+    expect(asManage.json.detail).toBe('X-MAN-API holds an access key (silo_acc_…): it goes in X-SILO-KEY; X-MAN-API takes a manage key (silo_man_…)');
+    const asAccess = await h.client.get(`/${uuid}`, { headers: { 'X-SILO-KEY': 'silo_man_not-even-a-key' } });
+    expect(asAccess.status).toBe(401);
+    expect(asAccess.json.detail).toBe('X-SILO-KEY holds a manage key (silo_man_…): it goes in X-MAN-API; X-SILO-KEY takes an access key (silo_acc_…)');
+    expect(JSON.stringify(asManage.json)).not.toContain(alice.access);
+  });
+
   it('answers 401 before validating, so nothing is revealed to a caller without a key', async () => {
     const reply = await h.client.request('/api/v1/manage/not-a-uuid', { method: 'PATCH', body: '{bad' });
     expect(reply.status).toBe(401);

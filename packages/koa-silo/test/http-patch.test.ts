@@ -237,6 +237,30 @@ describe('JSON Patch (RFC 6902)', () => {
   }, 60_000);
 });
 
+describe('a patch that changes nothing', () => {
+  it('is answered with the silo as it is: no new version, ETag, history or audit entry', async () => {
+    const uuid = await h.create(alice, { file_name: 'same', file_data: [{ a: 1 }], is_public: true });
+    const before = await h.client.get(`/api/v1/manage/meta/${uuid}`, { headers: manage(alice) });
+    const audited = async () => (await h.client.get('/api/v1/manage/audit?per_page=100', { headers: manage(alice) })).json.entries.length as number;
+    const entries = await audited();
+    for (const [type, body] of [
+      [MERGE, {}],
+      [JSON_PATCH, []],
+      ['application/json', { file_name: 'same', is_public: true }],
+      [MERGE, { file_name: 'same', region_name: 'api' }],
+    ] as const) {
+      const reply = await patch(uuid, type, body);
+      expect(reply.status, `${type} ${JSON.stringify(body)}`).toBe(200);
+      expect(reply.json).toMatchObject({ version: 1, updated_at: before.json.updated_at, file_data: [{ a: 1 }] });
+      expect(reply.headers.etag).toBe(before.headers.etag);
+    }
+    expect((await h.client.get(`/api/v1/manage/${uuid}/versions`, { headers: manage(alice) })).json.versions).toHaveLength(1);
+    expect(await audited()).toBe(entries);
+    // One change among them is a version as ever.
+    expect((await patch(uuid, MERGE, { file_name: 'changed' })).json).toMatchObject({ version: 2, file_name: 'changed' });
+  });
+});
+
 describe('numbers kept as sent', () => {
   const body = '{"file_name":"n","file_data":{"big":12345678901234567890,"huge":1e400,"tiny":1e-400,"one":1.0,"neg":-0,"pi":3.14159265358979323846264338327950288,"list":[{"n":1.50}]}}';
   const stored = '{"big":12345678901234567890,"huge":1e400,"tiny":1e-400,"one":1.0,"neg":-0,"pi":3.14159265358979323846264338327950288,"list":[{"n":1.50}]}';

@@ -82,6 +82,29 @@ describe('rate limit', () => {
     expect((await read('192.0.2.2')).status).toBe(200);
   });
 
+  it('counts IPv6 clients by their /64, public reads and refused keys alike', async () => {
+    const uuid = await h.create(free, { file_name: 'v6', file_data: { a: 1 }, is_public: true });
+    const read = (ip: string) => h.client.get(`/public/${uuid}`, { headers: { 'X-Forwarded-For': ip } });
+    const statuses = [];
+    // Three addresses of one subscriber's network: one budget between them.
+    for (const ip of ['2001:db8:1:2::1', '2001:db8:1:2::2', '2001:db8:1:2:ffff::3', '2001:db8:1:2::4']) statuses.push((await read(ip)).status);
+    expect(statuses).toEqual([200, 200, 200, 429]);
+    expect((await read('2001:db8:1:3::1')).status).toBe(200); // the next /64: another client
+    const guess = (ip: string) => h.client.get('/api/v1/manage/silos', { headers: { 'X-MAN-API': 'silo_man_guess', 'X-Forwarded-For': ip } });
+    const guesses = [];
+    for (let i = 1; i <= 4; i++) guesses.push((await guess(`2001:db8:9:9::${i}`)).status);
+    expect(guesses).toEqual([401, 401, 401, 429]);
+  });
+
+  it('takes a forwarded value only when it is an IP address: junk counts as the socket, and reaches no log as written', async () => {
+    const uuid = await h.create(free, { file_name: 'junk', file_data: { a: 1 }, is_public: true });
+    // Four different junk values: as written they would be four buckets; they are the socket's one.
+    const junk = ['<script>x</script>', 'silo_man_abcdef', 'unknown', '1.2.3.4:80'];
+    const statuses = [];
+    for (const value of junk) statuses.push((await h.client.get(`/public/${uuid}`, { headers: { 'X-Forwarded-For': value } })).status);
+    expect(statuses).toEqual([200, 200, 200, 429]);
+  });
+
   it('counts refused keys by address, so keys cannot be guessed without limit', async () => {
     const guess = () => h.client.get('/api/v1/manage/silos', { headers: { 'X-MAN-API': 'silo_man_guess', 'X-Forwarded-For': '198.51.100.7' } });
     const statuses = [];

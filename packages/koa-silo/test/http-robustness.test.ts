@@ -32,6 +32,31 @@ afterAll(() => h.close());
 const post = (body: unknown, headers: Record<string, string> = {}, account: Account = alice) =>
   h.client.request('/api/v1/manage/', { method: 'POST', headers: manage(account, headers), body });
 
+/** POST to the manage API with `headers` (besides Host and Content-Type) and a body as `send` writes it, ended or not: the answer. */
+const rawPost = (headers: Record<string, string>, send: (req: http.ClientRequest) => void) =>
+  new Promise<{ status: number; body: string; connection: string | undefined }>((resolve, reject) => {
+    const req = http.request(
+      {
+        host: '127.0.0.1',
+        port: h.server.port,
+        path: '/api/v1/manage/',
+        method: 'POST',
+        agent: false,
+        headers: { host: 'api.localhost', 'content-type': 'application/json', ...headers },
+      },
+      (res) => {
+        let body = '';
+        res.on('data', (c) => (body += c));
+        res.on('end', () => resolve({ status: res.statusCode!, body, connection: res.headers.connection }));
+      },
+    );
+    req.on('error', reject);
+    send(req);
+  });
+
+/** A chunked body of `account`'s, as `send` writes it. */
+const postChunked = (account: Account, send: (req: http.ClientRequest) => void) => rawPost({ 'transfer-encoding': 'chunked', ...manage(account) }, send);
+
 /** A file_data object whose compact JSON text is exactly `bytes` long. */
 function dataOfSize(bytes: number): { pad: string } {
   const pad = 'x'.repeat(bytes - '{"pad":""}'.length);
@@ -63,27 +88,9 @@ describe('body limits (plan maxDataBytes)', () => {
     expect(reply.status).toBe(413);
   });
 
-  /** POST a body declared as 50 MB of which only the first bytes are ever sent. */
+  /** POST a body declared as 100 MB (more than a refused body's rest that is read and dropped) of which only the first bytes are ever sent. */
   const postHugeDeclared = (headers: Record<string, string>) =>
-    new Promise<{ status: number; body: string; connection: string | undefined }>((resolve, reject) => {
-      const req = http.request(
-        {
-          host: '127.0.0.1',
-          port: h.server.port,
-          path: '/api/v1/manage/',
-          method: 'POST',
-          agent: false,
-          headers: { host: 'api.localhost', 'content-type': 'application/json', 'content-length': String(50_000_000), ...headers },
-        },
-        (res) => {
-          let body = '';
-          res.on('data', (c) => (body += c));
-          res.on('end', () => resolve({ status: res.statusCode!, body, connection: res.headers.connection }));
-        },
-      );
-      req.on('error', reject);
-      req.write('{"file_name":"x","file_data":{"pad":"');
-    });
+    rawPost({ 'content-length': String(100_000_000), ...headers }, (req) => req.write('{"file_name":"x","file_data":{"pad":"'));
 
   it('refuses a huge declared body before reading it, and closes the connection', async () => {
     const started = Date.now();
@@ -98,23 +105,7 @@ describe('body limits (plan maxDataBytes)', () => {
   });
 
   it('refuses a chunked body once it grows past the limit, without waiting for its end', async () => {
-    const reply = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const req = http.request(
-        {
-          host: '127.0.0.1',
-          port: h.server.port,
-          path: '/api/v1/manage/',
-          method: 'POST',
-          agent: false,
-          headers: { host: 'api.localhost', 'content-type': 'application/json', 'transfer-encoding': 'chunked', ...manage(alice) },
-        },
-        (res) => {
-          let body = '';
-          res.on('data', (c) => (body += c));
-          res.on('end', () => resolve({ status: res.statusCode!, body }));
-        },
-      );
-      req.on('error', reject);
+    const reply = await postChunked(alice, (req) => {
       req.write('{"file_name":"x","file_data":{"pad":"');
       const chunk = 'y'.repeat(16 * 1024);
       let sent = 0;
@@ -163,6 +154,32 @@ describe('malformed bodies', () => {
       expect(reply.json.detail).toEqual([expect.objectContaining({ loc: ['body'], type })]);
     });
   }
+
+  /** POST `pieces` as separate chunks, a pause between them so that each arrives on its own. */
+  const postInPieces = (pieces: Buffer[]) =>
+    postChunked(roomy, async (req) => {
+      for (const piece of pieces) {
+        req.write(piece);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      req.end();
+    });
+
+  it('decodes characters whose bytes arrive in different chunks, and refuses a body that ends inside one', async () => {
+    const text = Buffer.from('{"file_name":"é€😀","file_data":{"s":"日本語 é€😀"}}');
+    // Cut inside every multi-byte character: after each character's first byte.
+    const cuts = [...text.keys()].filter((i) => text[i]! >= 0xc0).map((i) => i + 1);
+    const pieces = [0, ...cuts].map((start, k) => text.subarray(start, [...cuts, text.length][k]));
+    const made = await postInPieces(pieces);
+    expect(made.status, made.body).toBe(201);
+    const got = await h.client.get(`/api/v1/manage/${(JSON.parse(made.body) as { file_uuid: string }).file_uuid}`, { headers: manage(roomy) });
+    expect(got.json).toEqual({ data: { s: '日本語 é€😀' } });
+    expect(JSON.parse(made.body)).toMatchObject({ file_name: 'é€😀' });
+
+    const cut = await postInPieces([Buffer.from('{"file_name":"x","file_data":{"s":"'), Buffer.from([0xe2, 0x82])]);
+    expect(cut.status).toBe(422);
+    expect(JSON.parse(cut.body).detail).toEqual([expect.objectContaining({ loc: ['body'], type: 'json_invalid', msg: 'JSON decode error: the body is not valid UTF-8' })]);
+  });
 
   it('refuses 100 000 opening brackets over the plan limit with 413 before parsing', async () => {
     expect((await post('['.repeat(100_000))).status).toBe(413);

@@ -111,7 +111,11 @@ describe('webhooks', () => {
     const unknown = await create(alice, { url: 'https://example.org/', events: ['silo.exploded'] });
     expect(unknown.status).toBe(422);
     expect(unknown.json.detail[0].loc).toEqual(['body', 'events', 0]);
-    expect((await create(alice, { url: 'https://example.org/', events: [] })).status).toBe(422);
+    // Each in the contract's words, not the validator's own (minItems, uniqueItems).
+    const none = await create(alice, { url: 'https://example.org/', events: [] });
+    expect([none.status, none.json.detail]).toEqual([422, [{ loc: ['body', 'events'], msg: 'List should have at least 1 item', type: 'too_short' }]]);
+    const twice = await create(alice, { url: 'https://example.org/', events: ['silo.updated', 'silo.updated'] });
+    expect([twice.status, twice.json.detail]).toEqual([422, [{ loc: ['body', 'events'], msg: 'List should not repeat an item: items 1 and 0 are the same', type: 'value_error' }]]);
     for (let i = 0; i < 3; i++) expect((await create(alice, { url: `https://example.org/${i}`, events: ['silo.updated'] })).status).toBe(201);
     const fourth = await create(alice, { url: 'https://example.org/4', events: ['silo.updated'] });
     expect(fourth.status).toBe(422);
@@ -208,6 +212,7 @@ describe('webhooks', () => {
         const reply = await strict.client.request('/api/v1/manage/webhooks', { method: 'POST', headers: manage(bob), body: { url, events: ['silo.created'] } });
         expect(reply.status, url).toBe(422);
       }
+
     } finally {
       await strict.close();
     }
@@ -273,6 +278,13 @@ describe('webhooks', () => {
     expect(both.json.detail.map((d: { loc: unknown[]; type: string }) => [d.loc, d.type])).toEqual([
       [['body', 'url'], 'url_refused'],
       [['body', 'silos', 0], 'silo_not_found'],
+    ]);
+    // A URL refused as written is listed beside the schema's problems too.
+    const schemaToo = await create(bob, { url: 'ftp://example.com/hook', events: ['bogus'] });
+    expect(schemaToo.status).toBe(422);
+    expect(schemaToo.json.detail.map((d: { loc: unknown[]; type: string }) => [d.loc, d.type])).toEqual([
+      [['body', 'events', 0], 'enum'],
+      [['body', 'url'], 'url_refused'],
     ]);
     // The owner's own silos (in any letter case) are fine.
     const ok = await create(alice, { url: 'https://example.org/', events: ['silo.updated'], silos: [mine.toUpperCase()] });

@@ -4,7 +4,7 @@
  */
 import Keyv from 'keyv';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { BadRequestError, ConflictError, MANAGE_KEY_DURATIONS, NotFoundError, PayloadTooLargeError, PreconditionFailedError, REGIONS, UnauthorizedError } from '../src/model/index.js';
+import { BadRequestError, ConflictError, MANAGE_KEY_DURATIONS, NotFoundError, PayloadTooLargeError, PreconditionFailedError, REGIONS, UnauthorizedError, ValidationError } from '../src/model/index.js';
 import { createServices, type AccountService, type SiloService } from '../src/service/index.js';
 import { createStorage } from '../src/storage/index.js';
 
@@ -17,14 +17,15 @@ let clock = T0;
 let map: Map<string, unknown>;
 let accounts: AccountService;
 let silos: SiloService;
+let storage: ReturnType<typeof createStorage>;
 
 beforeEach(async () => {
   clock = T0;
   map = new Map();
-  const storage = createStorage({ main: new Keyv({ store: map }) });
+  storage = createStorage({ main: new Keyv({ store: map }) });
   ({ accounts, silos } = createServices(storage, {
     now: () => clock,
-    plans: { tiny: { maxDataBytes: 20 }, pro: { maxDataBytes: 1000 } },
+    plans: { tiny: { maxDataBytes: 20 }, pro: { maxDataBytes: 1000 }, brief: { maxDataBytes: 1000, historyVersions: 1 } },
   }));
   await accounts.createAccount('alice');
   await accounts.createAccount('bob');
@@ -67,6 +68,9 @@ describe('deleting an account', () => {
     await accounts.deleteAccount('alice', 'alice');
     expect(await accounts.getAccount('alice')).toBeUndefined();
     expect((await accounts.listAccounts()).map((a) => a.name)).toEqual(['bob']);
+    // Its audit log went with it: an account made again under its name starts with none of it.
+    await accounts.createAccount('alice');
+    expect(await storage.listAudit('alice', { offset: 0, limit: 10 })).toEqual({ total: 0, entries: [] });
   });
 });
 
@@ -282,7 +286,7 @@ describe('silos', () => {
   it('uses the real time when it is later', async () => {
     const created = await silos.create('alice', { file_name: 'n', file_data: {} });
     clock = T0 + 5000;
-    expect((await silos.update('alice', created.file_uuid, {})).record.updated_at).toBe('2026-03-01T12:00:05.000Z');
+    expect((await silos.update('alice', created.file_uuid, { file_name: 'renamed' })).record.updated_at).toBe('2026-03-01T12:00:05.000Z');
   });
 
   describe('size limit per plan', () => {
@@ -334,6 +338,17 @@ describe('silos', () => {
       }
       await expect(silos.readData('sg-01-api', created.file_uuid, 'bob')).rejects.toBeInstanceOf(NotFoundError);
       await expect(silos.readData('sg-01-api', created.file_uuid, undefined)).rejects.toBeInstanceOf(NotFoundError);
+    });
+
+    it('gives a public read nothing when the version it opened is gone and the newer one is private', async () => {
+      await accounts.createAccount('frida', 'brief'); // history of one: a write prunes the version before it
+      const created = await silos.create('frida', { file_name: 'p', file_data: { v: 'public' }, is_public: true });
+      const publicly = await silos.openData('api', created.file_uuid, undefined);
+      const privately = await silos.openData('api', created.file_uuid, 'frida');
+      await silos.update('frida', created.file_uuid, { is_public: false, file_data: { v: 'private' } });
+      await expect(publicly.load()).rejects.toBeInstanceOf(NotFoundError);
+      // Its owner reading it gets the newer version, as before.
+      expect((await privately.load()).text).toBe('{"v":"private"}');
     });
 
     it('serves a public silo at the public address to anyone, and privately to its own account only', async () => {
@@ -393,7 +408,26 @@ describe('silos', () => {
 
     it('answers 404, not 412, for a silo the account cannot see', async () => {
       const created = await silos.create('alice', { file_name: 'v', file_data: {} });
-      await expect(silos.update('bob', created.file_uuid, {}, ['stale'])).rejects.toBeInstanceOf(NotFoundError);
+      await expect(silos.update('bob', created.file_uuid, { file_name: 'x' }, ['stale'])).rejects.toBeInstanceOf(NotFoundError);
+    });
+  });
+
+  describe('the programmatic API checks what it is given as the HTTP API does', () => {
+    it('refuses bad fields and data with the issues a request gets, storing nothing', async () => {
+      const refused = async (call: Promise<unknown>, ...types: string[]) => {
+        const error = await call.then(() => undefined, (e: unknown) => e);
+        expect(error).toBeInstanceOf(ValidationError);
+        expect((error as ValidationError).detail.map((d) => d.type)).toEqual(types);
+      };
+      const anyway = (value: unknown) => value as never; // what a script in plain JavaScript may pass
+      await refused(silos.create('alice', anyway({ file_name: '', file_data: 5 })), 'string_too_short', 'dict_type');
+      await refused(silos.create('alice', anyway({ file_data: [1, 2] })), 'missing', 'dict_type', 'dict_type');
+      await refused(silos.create('alice', anyway({ file_name: 'm', file_data: {}, region_name: 'mars' })), 'enum');
+      await refused(silos.createText('alice', anyway({ file_name: 'x'.repeat(256) }), '{}'), 'too_long');
+      expect((await silos.list('alice', 1, 10)).metadata.total_items).toBe(0);
+      const made = await silos.create('alice', { file_name: 'ok', file_data: {} });
+      await refused(silos.update('alice', made.file_uuid, anyway({ is_public: 'yes' })), 'bool_type');
+      await refused(silos.update('alice', made.file_uuid, {}), 'missing');
     });
   });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { textBytes } from '../src/http/text-bytes.js';
+import { textBytes } from '../src/limits/text-bytes.js';
 
 describe('textBytes: the UTF-8 bytes of a body made of texts, written in slices', () => {
   it('equals the bytes of the joined text, for small and sliced parts', async () => {
@@ -15,6 +15,21 @@ describe('textBytes: the UTF-8 bytes of a body made of texts, written in slices'
     const bytes = await textBytes(text);
     expect(bytes.toString('utf8')).toBe(text);
     expect(bytes.includes(Buffer.from('\uFFFD', 'utf8'))).toBe(false);
+  });
+
+  it('takes turns with every other encoding: one slice per turn of the loop, however many run at once', async () => {
+    let turns = 0;
+    let ticking = true;
+    const tick = () => {
+      turns += 1;
+      if (ticking) setImmediate(tick);
+    };
+    setImmediate(tick);
+    // 8 bodies of 4 MiB: 4 slices each to count, 4 to write; alone, each would take a slice a turn.
+    const bodies = await Promise.all(Array.from({ length: 8 }, (_, i) => textBytes(String(i).repeat(4 << 20))));
+    ticking = false;
+    expect(bodies.map((b) => b.length)).toEqual(Array(8).fill(4 << 20));
+    expect(turns).toBeGreaterThanOrEqual(60);
   });
 
   it('lets other work run between slices', async () => {

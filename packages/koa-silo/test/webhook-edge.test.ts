@@ -19,6 +19,9 @@ import {
   webhookUrlProblem,
   type LookupFn,
 } from '../src/webhooks/address-guard.js';
+import Keyv from 'keyv';
+import { createStorage } from '../src/storage/index.js';
+import { createWebhookService } from '../src/webhooks/service.js';
 import { postWebhook } from '../src/webhooks/post.js';
 import { newMessageId, newWebhookSecret, signatureHeaders } from '../src/webhooks/signature.js';
 
@@ -226,6 +229,22 @@ describe('isBlockedAddress', () => {
 
   it('fails closed on anything that is not an IP address', () => {
     for (const text of ['', 'localhost', 'example.com', '127.0.0.1.nip.io', '1.2.3', '::g']) expect(isBlockedAddress(text), text).toBe(true);
+  });
+});
+
+describe('a create whose URL names a host that resolves to a refused address', () => {
+  it('is refused without saying what the name resolves to (inside the network, news to a client)', async () => {
+    const storage = createStorage({ main: new Keyv() });
+    try {
+      const webhooks = createWebhookService(storage, { ...guarded, maxPerAccount: 3, lookup: resolvesTo('10.20.30.40') });
+      const refused = await webhooks.create('a', { url: 'https://billing.corp.example/hook', events: ['silo.created'] }).catch((e: unknown) => e);
+      expect(refused).toMatchObject({ status: 422 });
+      const [issue] = (refused as { detail: { msg: string; type: string }[] }).detail;
+      expect(issue).toMatchObject({ type: 'url_refused', msg: expect.stringMatching(/^billing\.corp\.example resolves to an address webhooks may not reach: .*SILO_WEBHOOK_ALLOW_PRIVATE=true/) });
+      expect(issue!.msg).not.toMatch(/10\.20|private/);
+    } finally {
+      await storage.close();
+    }
   });
 });
 

@@ -26,6 +26,19 @@ describe('FairQueue.ahead', () => {
     expect(queue.ahead('carol')).toBe(1 + 2); // its own, then two turns of alice's
     expect(queue.ahead('alice')).toBe(10 + 1);
   });
+
+  it('puts an account that starts waiting before the account served last, which had its turn', () => {
+    const queue = new FairQueue<string>();
+    for (let i = 0; i < 3; i++) queue.push('alice', `a${i}`);
+    expect(queue.shift()).toBe('a0'); // alice's task runs; bob comes next, not alice's second
+    expect(queue.ahead('bob')).toBe(0);
+    queue.push('bob', 'b0');
+    queue.push('carol', 'c0');
+    expect(queue.ahead('dave')).toBe(2); // bob's and carol's, not alice's
+    expect(queue.ahead('alice')).toBe(2 + 2); // its own two, bob's and carol's
+    queue.push('bob', 'b1');
+    expect([1, 2, 3, 4, 5, 6].map(() => queue.shift())).toEqual(['b0', 'c0', 'a1', 'b1', 'a2', undefined]);
+  });
 });
 
 describe('WorkerPool', () => {

@@ -10,15 +10,16 @@
  *   SiloRegionError, before any request. The client remembers each silo's region from the
  *   answers it sees (create, meta, list, updates).
  * - Numbers stay exactly as written: answers are parsed with silo-query's `parseJson` (a
- *   `JsonNumber` where a double would change a number) and bodies written with its `toJSON`
- *   (a `JsonNumber` or a `bigint` goes out as its digits).
+ *   `JsonNumber` where a double would change a number; `numbers: 'double'` reads them as
+ *   JSON.parse does instead) and bodies written with its `toJSON` (a `JsonNumber` or a `bigint`
+ *   goes out as its digits).
  * - Every call takes an AbortSignal; 429 and 503 are retried (bounded) as Retry-After says.
  * - Writes that answer the document (update, the patches, restore) answer only its metadata with
  *   `{ minimal: true }` (`Prefer: return=minimal`, RFC 7240).
  */
-import type { JsonValue } from 'silo-query';
+import { parseJson, type JsonValue } from 'silo-query';
 import { isSiloError, SiloError, SiloRegionError } from './errors.js';
-import { auditEvents, events, type AuditEvent, type AuditEventOptions, type EventOptions, type SiloEvent } from './events.js';
+import { auditEvents, events, opened, type AuditEvent, type AuditEventOptions, type EventOptions, type SiloEvent } from './events.js';
 import type { components, operations } from './generated/openapi.js';
 import { backoffMs, call, jsonOf, sleep, type RetryOptions, type Transport } from './http.js';
 import { queryString, type ReadQuery } from './query.js';
@@ -76,6 +77,13 @@ export interface SiloClientOptions {
   retry?: RetryOptions;
   /** The fetch to use (default: globalThis.fetch). */
   fetch?: typeof fetch;
+  /**
+   * How numbers in silo data come back. `'exact'` (default): as sent, a JsonNumber where a double
+   * would change the text (`5.0`, `12.50`, 20-digit ids; see README, Exact numbers). `'double'`:
+   * as `JSON.parse` reads them, plain numbers throughout, rounded where a double cannot hold them
+   * (and written back so: use it when the data's number texts do not matter to you).
+   */
+  numbers?: 'exact' | 'double';
 }
 
 /** What every call takes. */
@@ -192,11 +200,13 @@ export class SiloClient {
     this.#accessKey = options.accessKey;
     this.#regionUrls = Object.fromEntries(Object.entries(options.regionUrls ?? {}).map(([r, url]) => [r, trimSlash(url)]));
     const fetchFn = options.fetch ?? globalThis.fetch.bind(globalThis);
-    this.#transport = { fetch: fetchFn, retry: { ...DEFAULT_RETRY, ...options.retry } };
+    const numbers = options.numbers ?? 'exact';
+    if (numbers !== 'exact' && numbers !== 'double') throw new TypeError(`numbers must be 'exact' or 'double', not ${JSON.stringify(numbers)}`);
+    this.#transport = { fetch: fetchFn, retry: { ...DEFAULT_RETRY, ...options.retry }, parse: numbers === 'double' ? JSON.parse : parseJson };
     this.webhooks = new Webhooks((method, path, init) => this.#manage(method, path, init));
     this.audit = new Audit(
       (method, path, init) => this.#manage(method, path, init),
-      (options) => auditEvents({ transport: this.#transport, url: `${this.baseUrl}/api/v1/manage/audit/events`, headers: this.#key('manage'), options }),
+      (options) => opened(() => auditEvents({ transport: this.#transport, url: `${this.baseUrl}/api/v1/manage/audit/events`, headers: this.#key('manage'), options })),
     );
   }
 
@@ -211,7 +221,7 @@ export class SiloClient {
   /** GET /api/v1/manage/silos: one page of the account's silos, newest first. */
   async list(options: PageOptions = {}): Promise<SiloList> {
     const response = await this.#manage('GET', `/api/v1/manage/silos${pageQuery(options)}`, { signal: options.signal });
-    const list = await jsonOf<SiloList>(response);
+    const list = await jsonOf<SiloList>(response, this.#transport.parse);
     for (const silo of list.silos) this.#remember(silo);
     return list;
   }
@@ -270,9 +280,11 @@ export class SiloClient {
     const response = await this.#manage('DELETE', `/api/v1/manage/${segment(uuid)}`, {
       headers: ifMatchHeader(options),
       signal: options.signal,
+      // A 503 may come after the delete applied: its repeat would be a 404 for a delete that worked.
+      retry503: false,
     });
     this.#regions.delete(uuid.toLowerCase());
-    return jsonOf<SiloDeleted>(response);
+    return jsonOf<SiloDeleted>(response, this.#transport.parse);
   }
 
   // ---- history ----------------------------------------------------------------------------
@@ -280,13 +292,13 @@ export class SiloClient {
   /** GET /api/v1/manage/{file_uuid}/versions: one page of its history, newest first. */
   async versions(uuid: string, options: PageOptions = {}): Promise<VersionList> {
     const response = await this.#manage('GET', `/api/v1/manage/${segment(uuid)}/versions${pageQuery(options)}`, { signal: options.signal });
-    return jsonOf<VersionList>(response);
+    return jsonOf<VersionList>(response, this.#transport.parse);
   }
 
   /** GET /api/v1/manage/{file_uuid}/versions/{version}: one version's stored JSON (404 once pruned). */
   async version(uuid: string, version: number, options: CallOptions = {}): Promise<VersionData> {
     const response = await this.#manage('GET', `/api/v1/manage/${segment(uuid)}/versions/${versionSegment(version)}`, { signal: options.signal });
-    return jsonOf<VersionData>(response);
+    return jsonOf<VersionData>(response, this.#transport.parse);
   }
 
   /** POST .../versions/{version}/restore: a new version with that version's file_data; answers as `update`. */
@@ -340,7 +352,7 @@ export class SiloClient {
       retry503: true,
     });
     const total = response.headers.get('X-Total-Count');
-    return { data: await jsonOf<T>(response), total: total === null ? undefined : Number(total), etag: response.headers.get('ETag') ?? undefined };
+    return { data: await jsonOf<T>(response, this.#transport.parse), total: total === null ? undefined : Number(total), etag: response.headers.get('ETag') ?? undefined };
   }
 
   /**
@@ -351,16 +363,18 @@ export class SiloClient {
    * `delete` or `move`, when `signal` aborts, or with a SiloError (a deleted silo, a revoked key).
    */
   events(target: string, options: EventOptions = {}): AsyncGenerator<SiloEvent> {
+    return opened(() => this.#events(target, options));
+  }
+
+  #events(target: string, options: EventOptions): AsyncGenerator<SiloEvent> {
     if (target === 'account') {
-      return events({ transport: this.#transport, url: `${this.baseUrl}/api/v1/manage/events`, headers: this.#key('manage'), options, eventSource: false });
+      return events({ transport: this.#transport, url: `${this.baseUrl}/api/v1/manage/events`, headers: this.#key('manage'), options, eventSource: false, account: true });
     }
     const address = options.address ?? (this.#accessKey ? 'private' : 'public');
-    const params = new URLSearchParams();
-    if (options.data) params.set('data', '1');
     const base = `${this.#dataBase(target, options.region)}${address === 'public' ? '/public/' : '/'}${segment(target)}/events`;
     return events({
       transport: this.#transport,
-      url: params.size > 0 ? `${base}?${params}` : base,
+      url: options.data ? `${base}?data=1` : base,
       headers: address === 'private' ? this.#key('access') : {},
       options,
       // EventSource sends no headers of ours: it can carry only a public feed.
@@ -407,7 +421,7 @@ export class SiloClient {
   }
 
   async #tagged<T extends object>(response: Response): Promise<Tagged<T>> {
-    const body = await jsonOf<T>(response);
+    const body = await jsonOf<T>(response, this.#transport.parse);
     this.#remember(body);
     return Object.assign(body, { etag: response.headers.get('ETag') ?? '' });
   }
@@ -463,6 +477,12 @@ export class Webhooks {
   async list(options: CallOptions = {}): Promise<WebhookInfo[]> {
     const response = await this.#manage('GET', '/api/v1/manage/webhooks', { signal: options.signal });
     return (await jsonOf<{ webhooks: WebhookInfo[] }>(response)).webhooks;
+  }
+
+  /** GET /api/v1/manage/webhooks/{id}: one webhook (never its secret). */
+  async get(id: string, options: CallOptions = {}): Promise<WebhookInfo> {
+    const response = await this.#manage('GET', `/api/v1/manage/webhooks/${segment(id)}`, { signal: options.signal });
+    return jsonOf<WebhookInfo>(response);
   }
 
   /** POST /api/v1/manage/webhooks: the answer holds the signing `secret`, this once. */
@@ -559,7 +579,9 @@ function auditQuery(query: AuditQuery): string {
 function queryOf(values: Record<string, string | number | undefined>): string {
   const params = new URLSearchParams();
   for (const [name, value] of Object.entries(values)) if (value !== undefined) params.set(name, String(value));
-  return params.size > 0 ? `?${params}` : '';
+  // Not params.size: browsers before 2023 (Safari 16, Chrome 112) have none, and no parameter would be sent.
+  const text = params.toString();
+  return text === '' ? '' : `?${text}`;
 }
 
 function ifMatchHeader(options: WriteOptions): Record<string, string> {

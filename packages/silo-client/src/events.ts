@@ -11,19 +11,24 @@
 import { parseJson, type JsonValue } from 'silo-query';
 import { SiloError, retryAfterMs } from './errors.js';
 import type { components } from './generated/openapi.js';
-import { backoffMs, sleep, type Transport } from './http.js';
+import { backoffMs, sleep, type ParseJson, type Transport } from './http.js';
 import { readEvents, type RawEvent } from './sse.js';
 
-type Meta = components['schemas']['SiloMeta'];
-type Region = Meta['region_name'];
+type Schemas = components['schemas'];
+type Region = Schemas['SiloMeta']['region_name'];
+/** The document's SiloChangeEvent, its file_data with exact numbers (silo-query's JsonValue). */
+type SiloChange = Omit<Schemas['SiloChangeEvent'], 'file_data'> & { file_data?: JsonValue };
 
-/** An event of a feed. `id` is the silo's version (a feed of one silo); the account's feed has none. */
+/**
+ * An event of a feed, its `data` as the OpenAPI document describes it. `id` is the silo's version
+ * (a feed of one silo); the account's feed has none, and its `delete` carries the metadata.
+ */
 export type SiloEvent =
-  | { type: 'update'; id: number | undefined; data: Meta & { file_data?: JsonValue } }
-  | { type: 'create'; id: number | undefined; data: Meta }
-  | { type: 'delete'; id: number | undefined; data: { file_uuid: string; version: number } & Partial<Meta> }
-  | { type: 'move'; id: number | undefined; data: { file_uuid: string; region_name: Region; version: number } }
-  | { type: 'reset'; id: number | undefined; data: { file_uuid: string; version: number } };
+  | { type: 'update'; id: number | undefined; data: SiloChange }
+  | { type: 'create'; id: number | undefined; data: SiloChange }
+  | { type: 'delete'; id: number | undefined; data: Schemas['SiloDeleteEvent'] & Partial<SiloChange> }
+  | { type: 'move'; id: number | undefined; data: Schemas['SiloMoveEvent'] }
+  | { type: 'reset'; id: number | undefined; data: Schemas['FeedResetEvent'] };
 
 export interface EventOptions {
   /** The last version the caller has: later versions still in history are replayed first. */
@@ -49,18 +54,20 @@ export interface FeedSpec {
   options: EventOptions;
   /** Whether this feed may use EventSource (it cannot send headers). */
   eventSource: boolean;
+  /** The account's feed: a silo's delete or move is one event among others, not the feed's end. */
+  account?: boolean;
   onEvent?: (event: SiloEvent) => void;
 }
 
 /** Reconnections in a row without an event before a feed gives up. */
 const DEFAULT_RECONNECTS = 20;
 
-/** Events after which the server ends the stream: nothing follows. */
+/** Events after which the server ends a silo's stream: nothing follows (the account's goes on). */
 const FINAL = new Set(['delete', 'move']);
 
-function toEvent(raw: RawEvent): SiloEvent {
+function toEvent(raw: RawEvent, parse: ParseJson): SiloEvent {
   const id = raw.id !== undefined && /^\d+$/.test(raw.id) ? Number(raw.id) : undefined;
-  return { type: raw.event, id, data: parseJson(raw.data) } as SiloEvent;
+  return { type: raw.event, id, data: parse(raw.data) } as SiloEvent;
 }
 
 /** What this module uses of the platform's EventSource (described here: Node's types have none). */
@@ -73,6 +80,15 @@ interface EventSourceLike {
 interface EventSourceClass {
   new (url: string): EventSourceLike;
   readonly CLOSED: number;
+}
+
+/**
+ * A feed opened at its first `next()`: a mistake in the call (a missing key, a transport the
+ * platform lacks) rejects there, as every other call of the client rejects, instead of throwing
+ * where the iterator is made.
+ */
+export async function* opened<T>(open: () => AsyncGenerator<T>): AsyncGenerator<T> {
+  yield* open();
 }
 
 export function events(spec: FeedSpec): AsyncGenerator<SiloEvent> {
@@ -143,21 +159,27 @@ async function* fetchEvents(feed: FetchFeed): AsyncGenerator<RawEvent> {
 
 /** A silo's or the account's change feed over fetch: resumed from the last event's id (the silo's version). */
 async function* viaFetch(spec: FeedSpec): AsyncGenerator<SiloEvent> {
-  let lastId = spec.options.since === undefined ? undefined : String(spec.options.since);
+  const { since } = spec.options;
+  // A silo's feed starts from ?since= (a bad one is a 422 that names `since`, as the caller wrote
+  // it); once an event came, Last-Event-ID too, which the server prefers. The account's feed
+  // knows only the header.
+  const query = since !== undefined && !spec.account;
+  let lastId = since === undefined || query ? undefined : String(since);
+  const url = query ? `${spec.url}${spec.url.includes('?') ? '&' : '?'}since=${encodeURIComponent(String(since))}` : spec.url;
   const raws = fetchEvents({
     transport: spec.transport,
-    url: spec.url,
+    url,
     headers: spec.headers,
     signal: spec.options.signal,
     reconnects: spec.options.reconnects ?? DEFAULT_RECONNECTS,
     lastId: () => lastId,
   });
   for await (const raw of raws) {
-    const event = toEvent(raw);
+    const event = toEvent(raw, spec.transport.parse);
     if (raw.id !== undefined) lastId = raw.id;
     spec.onEvent?.(event);
     yield event;
-    if (FINAL.has(event.type)) return;
+    if (!spec.account && FINAL.has(event.type)) return;
   }
 }
 
@@ -174,7 +196,7 @@ async function* viaEventSource(spec: FeedSpec, EventSourceCtor: EventSourceClass
   let failed = false;
   let lastId = spec.options.since;
   const push = (event: { type: string; data: string; lastEventId: string }) => {
-    const parsed = toEvent({ event: event.type, data: event.data, id: event.lastEventId === '' ? undefined : event.lastEventId });
+    const parsed = toEvent({ event: event.type, data: event.data, id: event.lastEventId === '' ? undefined : event.lastEventId }, spec.transport.parse);
     if (parsed.id !== undefined) lastId = parsed.id;
     queue.push(parsed);
     wake?.();
@@ -222,7 +244,7 @@ type AuditEntry = components['schemas']['AuditEntry'];
  */
 export type AuditEvent =
   | { type: 'audit'; id: string; data: AuditEntry }
-  | { type: 'reset'; id: undefined; data: { detail: string; since: string } };
+  | { type: 'reset'; id: undefined; data: Schemas['AuditResetEvent'] };
 
 export interface AuditEventOptions {
   /**
@@ -270,7 +292,7 @@ export function auditEvents(spec: AuditFeedSpec): AsyncGenerator<AuditEvent> {
 
 async function* decodeAudit(raws: AsyncGenerator<RawEvent>, seen: NewestEntries): AsyncGenerator<AuditEvent> {
   for await (const raw of raws) {
-    if (raw.event === 'reset') yield { type: 'reset', id: undefined, data: parseJson(raw.data) as { detail: string; since: string } };
+    if (raw.event === 'reset') yield { type: 'reset', id: undefined, data: parseJson(raw.data) as Schemas['AuditResetEvent'] };
     else if (raw.event === 'audit' && raw.id !== undefined && seen.fresh(raw.id, raw.data)) {
       yield { type: 'audit', id: raw.id, data: parseJson(raw.data) as AuditEntry };
     }

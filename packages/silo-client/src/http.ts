@@ -15,9 +15,14 @@ export interface RetryOptions {
   maxDelayMs?: number;
 }
 
+/** How answers are read: silo-query's parseJson (numbers exactly as sent) or JSON.parse (doubles). */
+export type ParseJson = (text: string) => unknown;
+
 export interface Transport {
   fetch: typeof fetch;
   retry: Required<RetryOptions>;
+  /** How answers and events that carry silo data are parsed (the client's `numbers`). */
+  parse: ParseJson;
 }
 
 export interface CallInit {
@@ -80,7 +85,7 @@ export async function call(transport: Transport, url: string, init: CallInit): P
   }
 }
 
-/** The answer's body as JSON, numbers kept exactly as sent (silo-query's parseJson). */
-export async function jsonOf<T>(response: Response): Promise<T> {
-  return parseJson(await response.text()) as T;
+/** The answer's body as JSON, by default with numbers kept exactly as sent (silo-query's parseJson). */
+export async function jsonOf<T>(response: Response, parse: ParseJson = parseJson): Promise<T> {
+  return parse(await response.text()) as T;
 }

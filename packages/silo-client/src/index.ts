@@ -58,4 +58,5 @@ export type { AuditEvent, AuditEventOptions, EventOptions, SiloEvent } from './e
 export type { RetryOptions } from './http.js';
 export { and, Field, Filter, literal, not, or, pathText, queryString, where, type Literal, type Op, type FilterOp, type Output, type Path, type ReadQuery } from './query.js';
 export type { components, operations, paths } from './generated/openapi.js';
-export { JsonNumber, type JsonValue } from 'silo-query';
+// Exact numbers: answers hold JsonNumbers, which JSON.stringify refuses; toJSON writes them as sent.
+export { isNumber, JsonNumber, parseJson, toJSON, type JsonValue } from 'silo-query';

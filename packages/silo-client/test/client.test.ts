@@ -4,7 +4,7 @@
  * the account's) resumed after the server restarts.
  */
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
-import { isSiloError, JsonNumber, SiloClient, SiloError, where, type AuditEvent, type JsonValue, type SiloEvent } from '../src/index.js';
+import { isSiloError, JsonNumber, parseJson, SiloClient, SiloError, toJSON, where, type AuditEvent, type JsonValue, type SiloEvent } from '../src/index.js';
 import { redisAvailable, removeDataDirs, startSilo, type Running, type Store } from './support/servers.js';
 
 const haveRedis = await redisAvailable();
@@ -126,8 +126,8 @@ describe.each(stores)('silo-client against silo serve on %s', (store) => {
     expect(now.etag).toBe(counted!.etag);
 
     // Without the option, the answer has the document, and no preference was sent.
-    const full = await recording.update(uuid, { file_name: 'lean' });
-    expect(full).toMatchObject({ ...lean(7), file_data: { n: 1, counted: true } });
+    const full = await recording.update(uuid, { is_public: true });
+    expect(full).toMatchObject({ ...lean(7), is_public: true, file_data: { n: 1, counted: true } });
     const writes = seen.filter((s) => s.method !== 'GET');
     expect(writes.map((s) => [s.prefer, s.applied])).toEqual([
       [null, null], // create
@@ -207,6 +207,11 @@ describe.each(stores)('silo-client against silo serve on %s', (store) => {
     expect(String(item!.tiny)).toBe('1e-400');
     expect(item!.plain).toBe(1.5);
 
+    // Written as text with the client's own toJSON (JSON.stringify refuses a JsonNumber), and read back.
+    expect(() => JSON.stringify(item)).toThrow(TypeError);
+    expect(toJSON(item)).toBe('{"big":12345678901234567890,"one":1.0,"tiny":1e-400,"plain":1.5}');
+    expect(toJSON(parseJson(toJSON(item)))).toBe(toJSON(item));
+
     // What was read goes back unchanged.
     await client.update(created.file_uuid, { file_data: [item!] });
     const again = await fetch(`${silo.baseUrl}/api/v1/manage/${created.file_uuid}`, { headers: { 'X-MAN-API': silo.keys.manage } });
@@ -216,6 +221,20 @@ describe.each(stores)('silo-client against silo serve on %s', (store) => {
     expect(found.data.map(String)).toEqual(['1.0']);
     await client.jsonPatch(created.file_uuid, [{ op: 'add', path: '/file_data/0/more', value: 98765432109876543210n }]);
     expect(String(((await client.version(created.file_uuid, 3)).data as Record<string, unknown>[])[0]!.more)).toBe('98765432109876543210');
+  });
+
+  it("reads plain doubles with numbers: 'double', answers and events alike", async () => {
+    const created = await client.create({ file_name: 'doubles', file_data: { count: new JsonNumber('5.0'), id: 12345678901234567890n } });
+    const doubles = new SiloClient({ baseUrl: silo.baseUrl, manageKey: silo.keys.manage, accessKey: silo.keys.access, numbers: 'double' });
+    expect((await doubles.get(created.file_uuid)).data).toEqual({ count: 5, id: 12345678901234567000 });
+    expect((await doubles.read(created.file_uuid)).data).toEqual({ count: 5, id: 12345678901234567000 });
+    // The default keeps the texts.
+    expect((await client.get(created.file_uuid)).data).toEqual({ count: new JsonNumber('5.0'), id: new JsonNumber('12345678901234567890') });
+    const feed = doubles.events(created.file_uuid, { since: 0, data: true });
+    const [first] = await take(feed, 1);
+    await feed.return(undefined);
+    expect(first!.type === 'update' && first!.data.file_data).toEqual({ count: 5, id: 12345678901234567000 });
+    expect(() => new SiloClient({ baseUrl: silo.baseUrl, numbers: 'float' as 'double' })).toThrow(TypeError);
   });
 
   it('lets exactly one of two clients win a conditional write, and retryOnConflict lose nothing', async () => {
@@ -248,15 +267,19 @@ describe.each(stores)('silo-client against silo serve on %s', (store) => {
     expect(unchanged).toBeUndefined();
   }, 60_000);
 
-  it('manages webhooks: create (the secret once), list, deliveries, retry, delete', async () => {
+  it('manages webhooks: create (the secret once), list, get, deliveries, retry, delete', async () => {
     const hook = await client.webhooks.create({ url: 'http://127.0.0.1:9/silo-hook', events: ['silo.updated'] });
     expect(hook.secret).toMatch(/^whsec_/);
     expect((await client.webhooks.list()).map((h) => h.id)).toContain(hook.id);
+    const one = await client.webhooks.get(hook.id);
+    expect(one).toMatchObject({ id: hook.id, url: hook.url, events: ['silo.updated'] });
+    expect(one).not.toHaveProperty('secret');
     expect(Array.isArray(await client.webhooks.deliveries(hook.id))).toBe(true);
     expect((await client.webhooks.retry(hook.id)).id).toBe(hook.id);
     await client.webhooks.delete(hook.id);
     expect((await client.webhooks.list()).map((h) => h.id)).not.toContain(hook.id);
     await expect(client.webhooks.deliveries(hook.id)).rejects.toMatchObject({ status: 404 });
+    await expect(client.webhooks.get(hook.id)).rejects.toMatchObject({ status: 404 });
   });
 
   it('lists the audit log (a page, every page, by silo, time and actor) and follows its feed, live and from since', async () => {

@@ -93,15 +93,19 @@ async function collect(feed: AsyncGenerator<SiloEvent>, count: number): Promise<
 }
 
 describe('a feed over fetch', () => {
-  it('resumes with Last-Event-ID when the stream ends, waiting as retry: says', async () => {
-    const s = await serve((_req, res, n) => {
+  it('starts from ?since=, resumes with Last-Event-ID when the stream ends, waiting as retry: says', async () => {
+    const urls: (string | undefined)[] = [];
+    const s = await serve((req, res, n) => {
+      urls.push(req.url);
       if (n === 0) sse(res, `retry: 50\n\n${update(2)}${update(3)}`);
       else sse(res, `${update(4, ',"file_data":{"big":12345678901234567890}')}`, false);
     });
     const client = new SiloClient({ baseUrl: s.url, accessKey: 'silo_acc_a' });
     const events = await collect(client.events(UUID, { since: 1, data: true }), 3);
     expect(events.map((e) => e.id)).toEqual([2, 3, 4]);
-    expect(s.requests.map((h) => h['last-event-id'])).toEqual(['1', '3']);
+    // The first asks by ?since= (a bad one is a 422 naming `since`), the next by the header too.
+    expect(urls).toEqual([`/${UUID}/events?data=1&since=1`, `/${UUID}/events?data=1&since=1`]);
+    expect(s.requests.map((h) => h['last-event-id'])).toEqual([undefined, '3']);
     expect(s.requests[0]!['x-silo-key']).toBe('silo_acc_a');
     const last = events[2]!;
     expect(last.type === 'update' && last.data.file_data).toEqual({ big: new JsonNumber('12345678901234567890') });
@@ -118,9 +122,25 @@ describe('a feed over fetch', () => {
     for await (const event of client.events(UUID)) events.push(event);
     expect(events.map((e) => e.type)).toEqual(['update', 'move']);
     // The move taught the client the silo's region, which this baseUrl (an IP address) cannot be turned into.
-    expect(() => client.events(UUID)).toThrow(expect.objectContaining({ name: 'SiloRegionError', region: 'sg-01-api' }));
+    // A mistake in the call rejects at the first next(), as every call of the client rejects.
+    await expect(client.events(UUID).next()).rejects.toMatchObject({ name: 'SiloRegionError', region: 'sg-01-api' });
     const refused = client.events(UUID, { data: true, region: 'api' });
     await expect(refused.next()).rejects.toMatchObject({ name: 'SiloError', status: 404, detail: 'Silo not found' });
+  });
+
+  it("goes on past a silo's delete or move in the account's feed", async () => {
+    const other = '0b9d6c6e-53c1-4f43-9a0f-4d1d0c6f2b11';
+    const s = await serve((_req, res) =>
+      sse(
+        res,
+        `event: create\ndata: {"file_uuid":"${UUID}","version":1}\n\nevent: delete\ndata: {"file_uuid":"${UUID}","version":2}\n\n` +
+          `event: move\ndata: {"file_uuid":"${other}","region_name":"sg-01-api","version":4}\n\nevent: update\ndata: {"file_uuid":"${other}","version":5}\n\n`,
+        false,
+      ),
+    );
+    const client = new SiloClient({ baseUrl: s.url, manageKey: 'silo_man_m' });
+    const events = await collect(client.events('account'), 4);
+    expect(events.map((e) => `${e.type} ${e.data.file_uuid}`)).toEqual([`create ${UUID}`, `delete ${UUID}`, `move ${other}`, `update ${other}`]);
   });
 
   it('retries a busy server (429, 503) and gives up after the reconnections allowed', async () => {
@@ -181,7 +201,7 @@ describe('the audit feed over fetch', () => {
       res.writeHead(422, { 'Content-Type': 'application/json' });
       res.end('{"detail":[{"loc":["query","since"],"msg":"Input should be a valid datetime","type":"datetime_parsing"}]}');
     });
-    expect(() => new SiloClient({ baseUrl: s.url }).audit.events()).toThrow(/manage key/);
+    await expect(new SiloClient({ baseUrl: s.url }).audit.events().next()).rejects.toThrow(/manage key/);
     const refused = new SiloClient({ baseUrl: s.url, manageKey: 'silo_man_m' }).audit.events({ since: 'yesterday' });
     await expect(refused.next()).rejects.toMatchObject({ name: 'SiloError', status: 422, issues: [expect.objectContaining({ loc: ['query', 'since'] })] });
   });

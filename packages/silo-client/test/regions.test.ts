@@ -32,7 +32,7 @@ describe('region routing', () => {
       expect((error as Error).message).toContain('is in region sg-01-api');
       expect((error as Error).message).toContain("regionUrls['sg-01-api']");
       expect((error as Error).message).toContain('SILO_PORT_SG_01_API');
-      expect(() => client.events(UUID, { region: 'usc-01-api' })).toThrow(SiloRegionError);
+      await expect(client.events(UUID, { region: 'usc-01-api' }).next()).rejects.toThrow(SiloRegionError);
       expect(urls).toEqual([]);
     }
   });

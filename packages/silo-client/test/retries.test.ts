@@ -83,6 +83,28 @@ describe('retries', () => {
     expect(server.requests).toHaveLength(2);
   });
 
+  it('never repeats a delete after a 503: one that applied would answer its repeat with a 404', async () => {
+    for (const ifMatch of [undefined, '"v1"']) {
+      server = await scripted([{ status: 503, headers: { 'Retry-After': '0' } }, { status: 404 }]);
+      await expect(clientOf(server).delete(UUID, ifMatch ? { ifMatch } : {})).rejects.toMatchObject({ status: 503 });
+      expect(server.requests).toHaveLength(1);
+      await server.close();
+    }
+    server = undefined;
+  });
+
+  it('sends query parameters where URLSearchParams has no size (browsers before 2023)', async () => {
+    server = await scripted(() => ({ status: 200, body: '{"metadata":{"total_items":0,"per_page":1,"page_no":2},"silos":[]}' }));
+    const size = Object.getOwnPropertyDescriptor(URLSearchParams.prototype, 'size')!;
+    delete (URLSearchParams.prototype as { size?: number }).size;
+    try {
+      await clientOf(server).list({ page: 2, perPage: 1 });
+    } finally {
+      Object.defineProperty(URLSearchParams.prototype, 'size', size);
+    }
+    expect(server.requests[0]!.path).toBe('/api/v1/manage/silos?page=2&per_page=1');
+  });
+
   it('ends a call at once when its signal aborts, even while waiting to retry', async () => {
     server = await scripted([{ status: 429, headers: { 'Retry-After': '10' } }, ok]);
     const controller = new AbortController();

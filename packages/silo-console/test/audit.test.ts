@@ -10,6 +10,10 @@ describe('the audit log page', () => {
       `page=2&per_page=25&silo=${UUID}&actor=console+admin&since=2026-11-26T09%3A18%3A00.000Z`,
     );
     expect(auditQuery(1, 100, { silo: '', actor: '  ' })).toBe('page=1&per_page=100');
+    // An actor copied from the table (type:name) filters by its name, as the API does.
+    expect(auditQuery(1, 25, { actor: 'console:admin' })).toBe('page=1&per_page=25&actor=admin');
+    expect(auditQuery(1, 25, { actor: 'command:silo' })).toBe('page=1&per_page=25&actor=silo');
+    expect(auditQuery(1, 25, { actor: 'deploy:bot' })).toBe('page=1&per_page=25&actor=deploy%3Abot');
   });
 
   it('reads the since input as UTC, as every time the console shows, and writes it back', () => {

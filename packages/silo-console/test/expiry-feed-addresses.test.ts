@@ -19,7 +19,7 @@ describe('key expiry', () => {
     expect([timeLeft(null, NOW), expiresSoon(null, NOW)]).toEqual(['never', false]);
     expect([timeLeft(at(30 * DAY), NOW), expiresSoon(at(30 * DAY), NOW)]).toEqual(['in 30 days', false]);
     expect([timeLeft(at(7 * DAY), NOW), expiresSoon(at(7 * DAY), NOW)]).toEqual(['in 7 days', false]);
-    expect([timeLeft(at(7 * DAY - 1), NOW), expiresSoon(at(7 * DAY - 1), NOW)]).toEqual(['in 6 days', true]);
+    expect([timeLeft(at(7 * DAY - 1), NOW), expiresSoon(at(7 * DAY - 1), NOW)]).toEqual(['in 7 days', true]);
     expect([timeLeft(at(DAY), NOW), expiresSoon(at(DAY), NOW)]).toEqual(['in 1 day', true]);
     expect([timeLeft(at(3_600_000), NOW), expiresSoon(at(3_600_000), NOW)]).toEqual(['in less than a day', true]);
     expect([timeLeft(at(-1), NOW), expiresSoon(at(-1), NOW)]).toEqual(['expired', true]);

@@ -27,7 +27,7 @@ export { FILTER_OPS, type FilterOp } from './filter-parse.js';
 export { SiloQueryError, ErrorType, type SiloQueryErrorItem } from './errors.js';
 export { toJSON } from './json.js';
 export type { JsonValue } from './json-value.js';
-export { JsonNumber, compareJsonNumbers } from './json-number.js';
+export { JsonNumber, compareJsonNumbers, isNumber } from './json-number.js';
 export { parseJson, hasInexactNumbers } from './json-parse.js';
 export { jsonEqual } from './json-equal.js';
 export { OUTPUTS, type Output } from './convert.js';

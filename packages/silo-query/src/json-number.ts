@@ -69,6 +69,15 @@ export class JsonNumber {
 }
 
 /**
+ * Whether `value` is a number as `parseJson` gives numbers: a plain number, or a `JsonNumber` for
+ * a text a double would change (`5.0`, `12.50`, `1E2`, a 20-digit integer), whose `typeof` is
+ * `'object'`. `Number(value)` is then its nearest double.
+ */
+export function isNumber(value: unknown): value is number | JsonNumber {
+  return typeof value === 'number' || value instanceof JsonNumber;
+}
+
+/**
  * `true` when the object `o` is a `JsonNumber`. For a plain object (the usual case in a search
  * loop) one prototype load and compare settle it, cheaper than `instanceof`.
  */

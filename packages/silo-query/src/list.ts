@@ -10,6 +10,7 @@ import { ErrorType, SiloQueryError, type SiloQueryErrorItem } from './errors.js'
 import { compileFields } from './fields.js';
 import { compileFilter, isObjectElement, objectsOf, type Narrow } from './filter.js';
 import type { JsonValue } from './json-value.js';
+import { toJSON } from './json.js';
 import type { ListPlan } from './list-params.js';
 import { compileSegments, type Segment } from './path.js';
 import { compileSearch, describeData, searchRequiresArray, type Op } from './search.js';
@@ -21,7 +22,32 @@ export interface ListResult {
   total: number;
 }
 
-export type ListQuery = (data: unknown) => ListResult;
+/** A list query's answer as JSON text, and the count. */
+export interface ListText {
+  text: string;
+  total: number;
+}
+
+/** A list query: its results, and (`text`) the same answer as JSON text. */
+export interface ListQuery {
+  (data: unknown): ListResult;
+  text(data: unknown): ListText;
+}
+
+/**
+ * Results mapped (by `fields` or `path`) and serialised this many at a time: `fields` builds a new
+ * object per result, and a million of them at once would take hundreds of megabytes that the
+ * text alone (each `{}` two characters) does not.
+ */
+const TEXT_SLICE = 1024;
+
+/** `JSON.stringify(page.map(emit))`, without holding every mapped result at once. */
+function pageText(page: readonly object[], emit: ((el: object) => unknown) | undefined): string {
+  if (emit === undefined || page.length <= TEXT_SLICE) return toJSON(emit === undefined ? page : page.map(emit));
+  const parts: string[] = [];
+  for (let i = 0; i < page.length; i += TEXT_SLICE) parts.push(toJSON(page.slice(i, i + TEXT_SLICE).map(emit)).slice(1, -1));
+  return `[${parts.join(',')}]`;
+}
 
 /** The §5 search that seeds a list query, as params.ts validated it. */
 export interface Seed {
@@ -84,7 +110,8 @@ export function compileList(seed: Seed | undefined, list: ListPlan | undefined, 
     : list?.fields !== undefined ? compileFields(list.fields) : undefined;
   const names = [...(seed === undefined ? [] : ['q']), ...(list?.given ?? [])];
 
-  return (data) => {
+  /** The page of results (before `path` or `fields`) and the count. */
+  const select = (data: unknown): { page: object[]; total: number } => {
     if (!Array.isArray(data)) throw notAnArray(data, names);
     let page: object[];
     let total: number;
@@ -103,8 +130,19 @@ export function compileList(seed: Seed | undefined, list: ListPlan | undefined, 
         page = offset === 0 && end >= total ? all : all.slice(offset, end);
       }
     }
-    // Every step selects within JSON data (fields builds objects of its parts): JSON in, JSON out.
-    const items = (emit === undefined ? page : page.map(emit)) as JsonValue[];
-    return { items, total };
+    return { page, total };
   };
+  return Object.assign(
+    (data: unknown): ListResult => {
+      const { page, total } = select(data);
+      // Every step selects within JSON data (fields builds objects of its parts): JSON in, JSON out.
+      return { items: (emit === undefined ? page : page.map(emit)) as JsonValue[], total };
+    },
+    {
+      text: (data: unknown): ListText => {
+        const { page, total } = select(data);
+        return { text: pageText(page, emit), total };
+      },
+    },
+  );
 }

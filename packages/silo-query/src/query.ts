@@ -6,6 +6,7 @@
  * gives the number of matches before offset and limit beside the results.
  */
 import { CONVERTERS } from './convert.js';
+import { toJSON } from './json.js';
 import type { JsonValue } from './json-value.js';
 import { compileList, type ListQuery } from './list.js';
 import { readPlan, type Plan, type QueryParams } from './params.js';
@@ -33,6 +34,12 @@ export interface CompiledQuery {
   (data: unknown): JsonValue;
   /** The result with, for a list query, the number of matches before `offset` and `limit`. */
   run(data: unknown): QueryRun;
+  /**
+   * The result as JSON text (`toJSON(run(data).value)`), with the count of a list query. Built
+   * a slice of results at a time where `fields` or `path` maps them: the mapped results are
+   * never all held at once (what a server answering large queries needs).
+   */
+  json(data: unknown): { text: string; total: number | undefined };
   /** `true` when the result is a list of matches (search, filter, sort, limit, offset, fields). */
   readonly lists: boolean;
   /** `true` when an answer carries `X-Total-Count`: a search, filter or paging parameter was given. */
@@ -51,6 +58,7 @@ export function compile(params: QueryParams): CompiledQuery {
     // The closures are fresh per compile, so the properties go on them directly: no extra call.
     return Object.assign(select, {
       run: (data: unknown): QueryRun => ({ list: false, value: select(data), items: undefined, total: undefined }),
+      json: (data: unknown) => ({ text: toJSON(select(data)), total: undefined }),
       lists: false,
       reportsTotal: false,
     });
@@ -63,6 +71,7 @@ export function compile(params: QueryParams): CompiledQuery {
       const { items, total } = run(data);
       return { list: true, value: items, items, total };
     },
+    json: (data: unknown) => run.text(data),
     lists: true,
     reportsTotal,
   });
@@ -78,12 +87,19 @@ function listQueryFor(plan: Plan): { plain: (data: unknown) => JsonValue[]; run:
     const { q, op, value } = plan.search;
     const path = plan.path === undefined ? undefined : compileSegments(plan.path, null);
     const search = compileSearch(q, op, value, path) as (data: unknown) => JsonValue[];
+    // `path` picks parts of the matches (no new objects): the text of the results at once.
+    const run = (data: unknown) => {
+      const items = search(data);
+      return { items, total: items.length };
+    };
     return {
       plain: search,
-      run: (data) => {
-        const items = search(data);
-        return { items, total: items.length };
-      },
+      run: Object.assign(run, {
+        text: (data: unknown) => {
+          const { items, total } = run(data);
+          return { text: toJSON(items), total };
+        },
+      }),
     };
   }
   const run = compileList(plan.search, plan.list, plan.path);

@@ -106,6 +106,8 @@ for (const file of files) {
               // The HTTP layer sends toJSON(result): it must be valid JSON of the same value, with
               // every number spelled the same.
               expect(parseJson(toJSON(got.value)), label).toStrictEqual(parseJson(toJSON(revive(c.result))));
+              // The text a server sends, built a slice at a time: the same characters as toJSON of the result.
+              if (how === 'compile') expect(compile(params).json(data).text, `${label}: json()`).toBe(toJSON(got.value));
               if (how === 'compile' && c.total !== undefined) {
                 // The count beside the results, and whether an answer carries it at all.
                 const compiled = compile(params);

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compareJsonNumbers, JsonNumber, jsonEqual, parseJson, toJSON } from '../src/index.js';
+import { compareJsonNumbers, isNumber, JsonNumber, jsonEqual, parseJson, toJSON } from '../src/index.js';
 import { EXACT, INEXACT, integerDigits, isZeroText, roundTrips, tokenShape, toDecimal } from '../src/json-number.js';
 import { numberTextArb, referenceCompare } from './arbitraries.js';
 
@@ -15,6 +15,13 @@ describe('JsonNumber', () => {
     expect(new JsonNumber('1e400').valueOf()).toBe(Number.POSITIVE_INFINITY);
     expect(Object.is(new JsonNumber('-0').valueOf(), -0)).toBe(true);
     expect(new JsonNumber('1.0') < new JsonNumber('2.5')).toBe(true);
+  });
+
+  it('isNumber tells every number parseJson gives (a JsonNumber included) from the rest', () => {
+    const { a, b, c, d } = parseJson('{"a":5.0,"b":12.5,"c":"5","d":12345678901234567890}') as Record<string, unknown>;
+    expect([a, b, c, d].map(isNumber)).toEqual([true, true, false, true]);
+    expect([typeof a, Number(a) + 1]).toEqual(['object', 6]);
+    expect([null, undefined, {}, [], true, 1n].some(isNumber)).toBe(false);
   });
 
   it('is frozen: its text cannot change', () => {

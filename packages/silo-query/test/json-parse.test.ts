@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { hasInexactNumbers, JsonNumber, parseJson, toJSON } from '../src/index.js';
-import { parseWithParser } from '../src/json-parse.js';
+import { parseWithParser, parseWithPlaceholders } from '../src/json-parse.js';
 import { anyJsonTextArb, exactJsonTextArb, numberTextArb, sameJson } from './arbitraries.js';
 
 /** `v` with every JsonNumber replaced by its double: what JSON.parse gives for the same text. */
@@ -61,7 +61,7 @@ describe('parseJson', () => {
 
   it('makes __proto__ an own data property, never calling its setter, on every path', () => {
     for (const text of ['{"__proto__": {"polluted": 1.0}}', '{"__proto__": [1.0], "x": 1}', '{"a": "\\u0000", "__proto__": 1.0}', '{"__proto__": 1}']) {
-      for (const parse of [parseJson, parseWithParser]) {
+      for (const parse of [parseJson, parseWithPlaceholders, parseWithParser]) {
         const v = parse(text) as Record<string, unknown>;
         expect(Object.getPrototypeOf(v)).toBe(Object.prototype);
         expect(Object.hasOwn(v, '__proto__')).toBe(true);
@@ -73,7 +73,7 @@ describe('parseJson', () => {
 
   it('keeps the last of repeated keys in the place of the first, as JSON.parse', () => {
     for (const text of ['{"a": 1.0, "b": 2, "a": 3}', '{"a": 1, "b": 2, "a": 1.0}', '{"__proto__": 1.0, "__proto__": 2}', '{"b": 1.0, "1": 2.0, "0": 3}']) {
-      for (const parse of [parseJson, parseWithParser]) {
+      for (const parse of [parseJson, parseWithPlaceholders, parseWithParser]) {
         const v = parse(text) as Record<string, unknown>;
         expect(Object.keys(v)).toStrictEqual(Object.keys(JSON.parse(text) as object));
         expect(sameJson(toDoubles(v), JSON.parse(text))).toBe(true);
@@ -95,6 +95,15 @@ describe('parseJson', () => {
     }
   });
 
+  it('reads a text dense with inexact numbers (the parser) and a text with a few (placeholders) alike', () => {
+    const dense = `{"a":[${Array(5000).fill('-0').join(',')}],"b":[1.0,2.50]}`;
+    const sparse = `[${Array.from({ length: 5000 }, (_, i) => (i % 500 === 0 ? `{"n":${i}.0,"s":"x"}` : `{"n":${i},"s":"x"}`)).join(',')}]`;
+    for (const text of [dense, sparse]) {
+      expect(toJSON(parseJson(text))).toBe(text);
+      expect(parseJson(text)).toStrictEqual(parseWithPlaceholders(text));
+    }
+  });
+
   it('handles any nesting depth without recursion', () => {
     const depth = 100_000;
     const v = parseJson(`${'['.repeat(depth)}1.0${']'.repeat(depth)}`);
@@ -108,7 +117,7 @@ describe('parseJson', () => {
   it('reads strings exactly as JSON.parse: escapes, lone surrogates, U+2028', () => {
     const text = '["a\\"b\\\\c\\/d\\b\\f\\n\\r\\t\\u00e9\\ud800\\udc00\\ud800", "\u2028\u00e9\ud83d\ude00", "\\u0000", 1.0]';
     const want = JSON.parse(text) as unknown[];
-    for (const parse of [parseJson, parseWithParser]) {
+    for (const parse of [parseJson, parseWithPlaceholders, parseWithParser]) {
       const got = parse(text) as unknown[];
       expect(got.slice(0, 3)).toStrictEqual(want.slice(0, 3));
       expect(got[3]).toStrictEqual(new JsonNumber('1.0'));
@@ -121,6 +130,7 @@ describe('parseJson (property)', () => {
     fc.assert(
       fc.property(exactJsonTextArb, ({ text, compact }) => {
         expect(toJSON(parseJson(text))).toBe(compact);
+        expect(toJSON(parseWithPlaceholders(text))).toBe(compact);
         expect(toJSON(parseWithParser(text))).toBe(compact);
       }),
       { numRuns: 1000 },
@@ -134,6 +144,7 @@ describe('parseJson (property)', () => {
         const got = parseJson(text);
         expect(sameJson(toDoubles(got), want)).toBe(true);
         expect(sameJson(parseWithParser(text), got)).toBe(true);
+        expect(sameJson(parseWithPlaceholders(text), got)).toBe(true);
       }),
       { numRuns: 1000 },
     );
@@ -160,7 +171,7 @@ describe('parseJson (property)', () => {
         const i = text.length === 0 ? 0 : at % (text.length + 1);
         const broken = text.slice(0, i) + insert + text.slice(Math.min(text.length, i + cut));
         const want = outcome(() => JSON.parse(broken));
-        for (const parse of [parseJson, parseWithParser]) {
+        for (const parse of [parseJson, parseWithPlaceholders, parseWithParser]) {
           const got = outcome(() => parse(broken));
           expect(got.ok).toBe(want.ok);
           if (!got.ok) expect(got.name).toBe('SyntaxError');
@@ -179,6 +190,7 @@ describe('parseJson (property)', () => {
         const inexact = tokens.some((t) => JSON.stringify(JSON.parse(t)) !== t);
         expect(hasInexactNumbers(text)).toBe(inexact);
         expect(toJSON(parseJson(text))).toBe(text);
+        expect(toJSON(parseWithPlaceholders(text))).toBe(text);
       }),
       { numRuns: 60 },
     );

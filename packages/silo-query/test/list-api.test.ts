@@ -8,12 +8,14 @@ import {
   ErrorType,
   FILTER_OPS,
   hasQueryParams,
+  JsonNumber,
   LIST_PARAM_NAMES,
   PARAM_NAMES,
   query,
   QUERY_BOUNDS,
   reportsTotalCount,
   SiloQueryError,
+  toJSON,
   TOTAL_COUNT_PARAM_NAMES,
   type QueryRun,
 } from '../src/index.js';
@@ -99,6 +101,16 @@ describe('run: the results and the count', () => {
     expect(r).toStrictEqual({ list: false, value: 'saw', items: undefined, total: undefined });
     expect(q.lists).toBe(false);
     expect(q.reportsTotal).toBe(false);
+  });
+
+  it('json: the answer as text, the same as toJSON of run, also when fields maps many results a slice at a time', () => {
+    const many = Array.from({ length: 5_000 }, (_, i) => ({ n: i, name: `item ${i}`, nested: { a: i % 7, b: [i, { c: 'x' }] }, big: new JsonNumber('12345678901234567890') }));
+    for (const search of ['fields=nested.b.1,name,big', 'sort=-nested.a,n&fields=n', 'filter=n ge 1000&offset=10&fields=name', 'q=n&op=gt&value=10&path=nested.b', 'idx=3&path=name', '']) {
+      const q = compile(search);
+      const run = q.run(many);
+      expect(q.json(many), search).toEqual({ text: toJSON(run.value), total: run.total });
+    }
+    expect(compile('limit=0').json(many)).toEqual({ text: '[]', total: 5_000 });
   });
 
   it('sort or fields alone lists the elements without sending a count', () => {

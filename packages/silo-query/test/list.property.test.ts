@@ -261,6 +261,7 @@ describe('the query language (property)', () => {
         expect(run.items).toStrictEqual(expected.items);
         expect(compiled(data)).toStrictEqual(expected.items);
         expect(run.total).toBe(expected.total);
+        expect(compiled.json(data)).toEqual({ text: toJSON(run.items), total: run.total });
         expect(compiled.reportsTotal).toBe(r.tree !== undefined || r.offset !== undefined || r.limit !== undefined);
       }),
       { numRuns: 1500 },

@@ -93,6 +93,12 @@ function continued(message: string): string {
   return /^[A-Z][a-z ]/.test(message) ? `${message.charAt(0).toLowerCase()}${message.slice(1)}` : message;
 }
 
+/** A 422 for a limit the account reached, not for what the command was given. */
+function reachedLimit(error: unknown): boolean {
+  const detail = (error as { detail?: unknown } | null)?.detail;
+  return Array.isArray(detail) && detail.some((issue) => ['too_many_keys', 'too_many_webhooks'].includes((issue as { type?: unknown }).type as string));
+}
+
 /**
  * A 422's problems as a command says them: where within what was given, without the API's
  * `body`/`query`/`path` (a command has none of those), then what is wrong.
@@ -121,12 +127,22 @@ export async function main(argv: string[], io: Io = defaultIo()): Promise<number
     const name = commandName(argv);
     const report = (text: string) => io.stderr(`silo${name ? ` ${name}` : ''}: ${continued(text)}\n`);
     const status = statusOf(error);
-    // A name or value that Silo refuses (too long, bad characters) is a wrong use, as a bad flag is.
+    // A name or value that Silo refuses (too long, bad characters) is a wrong use, as a bad flag is;
+    // a limit the account has reached (its keys, its webhooks) is a command that failed.
+    if (status === 422 && reachedLimit(error)) {
+      report(line);
+      return 1;
+    }
     if (status === 400 || status === 422) {
       report(`${line}${name ? ` (see silo ${name} --help)` : ''}`);
       return 2;
     }
-    if (error instanceof ConfigError || error instanceof StartupError || error instanceof CommandError || error instanceof TransferFailure) {
+    // A bad setting (a variable or a flag of the storage or the server) is a wrong use too.
+    if (error instanceof ConfigError) {
+      report(line);
+      return 2;
+    }
+    if (error instanceof StartupError || error instanceof CommandError || error instanceof TransferFailure) {
       report(line);
       return 1;
     }

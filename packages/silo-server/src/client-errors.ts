@@ -3,7 +3,7 @@
  * other error of the contract (§6) and a closed connection, and the log gets a throttled warn
  * line without a stack, so no client can fill the log with its garbage.
  */
-import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
+import { maxHeaderSize, STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { ThrottledWarn } from './log.js';
 
@@ -21,12 +21,23 @@ export function isClientFault(err: unknown): boolean {
   return err instanceof Error && err.message === 'aborted';
 }
 
+function detailOf(status: number): string | undefined {
+  return status === 431 ? HEADERS_TOO_LARGE : undefined;
+}
+
 function statusOf(code: string | undefined): number {
   if (code === 'HPE_HEADER_OVERFLOW') return 431;
   if (code === 'HPE_CHUNK_EXTENSIONS_OVERFLOW') return 413;
   if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return 408;
   return 400;
 }
+
+/**
+ * What a 431 says: which limit, and the likeliest way a legitimate client meets it (a query's
+ * parameters are in the request line: a filter of 4 096 non-ASCII characters is up to 48 KiB
+ * percent-encoded).
+ */
+const HEADERS_TOO_LARGE = `Request Header Fields Too Large: the request line and headers may take ${maxHeaderSize / 1024} KiB at most; query parameters count percent-encoded (each non-ASCII character 6 to 12 bytes)`;
 
 /** How long a closing connection may take to flush its error answer before it is cut. */
 const FLUSH_MS = 1_000;
@@ -124,9 +135,9 @@ export function clientErrorHandler(warn: ThrottledWarn, starts: RequestStarts): 
         return;
       }
       res.statusCode = status; // what the request log reports
-      answerAndClose(socket, status, req.method !== 'HEAD');
+      answerAndClose(socket, status, req.method !== 'HEAD', detailOf(status));
       return;
     }
-    answerAndClose(socket, status, method === 'other' || method === 'idle');
+    answerAndClose(socket, status, method === 'other' || method === 'idle', detailOf(status));
   };
 }

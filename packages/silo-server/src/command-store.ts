@@ -15,6 +15,24 @@ export function storeIsMissing(location: StoreLocation): boolean {
   return location.kind === 'sqlite' && location.path !== ':memory:' && !fs.existsSync(location.path);
 }
 
+/**
+ * For a command about to create the SQLite store at `location` (storeIsMissing): undoes that
+ * creation, removing what appeared in its directory since (the database, its WAL and shared-memory
+ * files) and the directory itself when it was not there. A failed import leaves no empty store
+ * behind, which later commands would take for the server's.
+ */
+export function undoCreation(location: StoreLocation): () => void {
+  if (location.kind !== 'sqlite' || location.path === ':memory:') return () => undefined;
+  const dir = path.dirname(path.resolve(location.path));
+  const dirExisted = fs.existsSync(dir);
+  const before = new Set(dirExisted ? fs.readdirSync(dir) : []);
+  return () => {
+    if (!fs.existsSync(dir)) return;
+    for (const name of fs.readdirSync(dir)) if (!before.has(name)) fs.rmSync(path.join(dir, name), { recursive: true, force: true });
+    if (!dirExisted && fs.readdirSync(dir).length === 0) fs.rmdirSync(dir);
+  };
+}
+
 /** The one stderr line that says which store a command opened. */
 export function storeLine(location: StoreLocation, created: boolean): string {
   return `store ${describeLocation(location)}${created ? ' (new and empty: created now)' : ''}`;

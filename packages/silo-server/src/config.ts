@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import net from 'node:net';
 import { createSecureContext as tlsContext } from 'node:tls';
-import { DEFAULT_HISTORY_VERSIONS, DEFAULT_HOSTS, DEFAULT_MAX_DATA_BYTES, DEFAULT_MAX_KEYS, DEFAULT_PLAN, REGIONS, type Region } from 'koa-silo/model';
+import { DEFAULT_HISTORY_VERSIONS, DEFAULT_HOSTS, DEFAULT_MAX_DATA_BYTES, DEFAULT_MAX_KEYS, DEFAULT_PLAN, MAX_HISTORY_VERSIONS, REGIONS, type Region } from 'koa-silo/model';
 import { envSuffix } from './regions.js';
 import { parseStoreUrl, StartupError, type StoreLocation } from './stores.js';
 import type { SqliteSynchronous } from './sqlite-store.js';
@@ -123,7 +123,7 @@ export const SETTINGS: Setting[] = [
   })),
   { env: 'SILO_CORS_ORIGINS', flag: 'cors-origins', kind: 'string', default: 'none', help: 'browser origins allowed to use keys (private reads, management): comma-separated, or * for all' },
   { env: 'SILO_RATE_LIMIT_PER_MINUTE', flag: 'rate-limit-per-minute', kind: 'string', default: `${DEFAULT_PLAN.rateLimitPerMinute}, koa-silo's default plan`, help: 'requests per minute per client of the default plan; 0 = off' },
-  { env: 'SILO_MAX_DATA_BYTES', flag: 'max-data-bytes', kind: 'string', default: sizeText(DEFAULT_MAX_DATA_BYTES), help: 'size limit of file_data for the default plan (bytes, or 500KB, 10MB, 1GB)' },
+  { env: 'SILO_MAX_DATA_BYTES', flag: 'max-data-bytes', kind: 'string', default: sizeText(DEFAULT_MAX_DATA_BYTES), help: 'size limit of file_data for the default plan (bytes, or 500KB, 10MB, 8MiB; at most 500MB)' },
   { env: 'SILO_MAX_KEYS', flag: 'max-keys', kind: 'string', default: String(DEFAULT_MAX_KEYS), help: 'keys (manage and access) an account of the default plan may have' },
   { env: 'SILO_ACCOUNT_RATE_LIMIT_PER_MINUTE', flag: 'account-rate-limit-per-minute', kind: 'string', default: '4 × SILO_RATE_LIMIT_PER_MINUTE', help: 'requests per minute per account, whatever keys they use, beside each key\'s limit; 0 = off' },
   { env: 'SILO_WORKERS', flag: 'workers', kind: 'string', default: 'cores - 1, 1 to 4', help: 'worker threads that parse, query, patch and validate large data off the event loop' },
@@ -295,7 +295,7 @@ export function loadPlanConfig(
     throw new ConfigError(`${sizeRaw!.source} must be at most 500MB (a silo's data is held as one string, and no JavaScript string is much longer), got ${JSON.stringify(sizeRaw!.value)}`);
   }
   const historyRaw = read.string('SILO_HISTORY_VERSIONS');
-  const historyVersions = historyRaw ? integer(historyRaw, 1, 1000, 'a whole number of versions from 1 to 1000') : undefined;
+  const historyVersions = historyRaw ? integer(historyRaw, 1, MAX_HISTORY_VERSIONS, `a whole number of versions from 1 to ${MAX_HISTORY_VERSIONS}`) : undefined;
   const keysRaw = read.string('SILO_MAX_KEYS');
   const maxKeys = keysRaw ? integer(keysRaw, 1, 1_000_000, 'a whole number of keys, at least 1') : undefined;
   const accountRaw = read.string('SILO_ACCOUNT_RATE_LIMIT_PER_MINUTE');
@@ -459,7 +459,7 @@ function metricsConfig(read: Reader, apiPort: number, regionPorts: Partial<Recor
 
 /** The settings as `silo --help` shows them. */
 export function settingsHelp(): string {
-  const rows = SETTINGS.map((s) => [`--${s.flag}${s.kind === 'string' ? ' V' : ''}`, s.env, s.help, s.default ? `(default: ${s.default})` : '']);
+  const rows = SETTINGS.map((s) => [s.kind === 'string' ? `--${s.flag} V` : `--[no-]${s.flag}`, s.env, s.help, s.default ? `(default: ${s.default})` : '']);
   const w0 = Math.max(...rows.map((r) => r[0]!.length));
   const w1 = Math.max(...rows.map((r) => r[1]!.length));
   return rows.map(([f, e, h, d]) => `  ${f!.padEnd(w0)}  ${e!.padEnd(w1)}  ${h} ${d}`.trimEnd()).join('\n');

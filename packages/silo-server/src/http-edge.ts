@@ -7,6 +7,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { Context, Middleware, Next } from 'koa';
+import { drainUnreadBody } from 'koa-silo';
 
 /** Node's own test for a 100-continue expectation (lib/_http_server.js). */
 const CONTINUE = /(?:^|\W)100-continue(?:$|\W)/i;
@@ -71,13 +72,6 @@ function unknownTransferCoding(req: IncomingMessage): EdgeRefusal | undefined {
   return unknown ? new EdgeRefusal(501, 'Not Implemented: the only transfer coding supported is chunked') : undefined;
 }
 
-/** A body announced and not (yet) received completely. */
-function bodyUnread(req: IncomingMessage): boolean {
-  if (req.complete) return false;
-  const length = req.headers['content-length'];
-  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
-}
-
 /** The edge checks, as the first middleware after the request log. */
 export function httpEdge(): Middleware {
   return async function edge(ctx: Context, next: Next) {
@@ -90,8 +84,8 @@ export function httpEdge(): Middleware {
     } else {
       await next();
     }
-    // Answered without the body (401, 413, 415...): Node would read and discard the rest of it,
-    // at whatever pace the client sends; close the connection after the answer instead.
-    if (ctx.status >= 400 && bodyUnread(ctx.req)) ctx.set('Connection', 'close');
+    // Answered without the body (401, 413, 415...): the rest is dropped as it comes, within
+    // bounds, so that a client sending it all before reading (fetch) gets the answer.
+    if (ctx.status >= 400) drainUnreadBody(ctx);
   };
 }

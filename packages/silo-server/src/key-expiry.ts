@@ -7,8 +7,19 @@
 import type { AccountService } from 'koa-silo';
 import { errorFields, type Logger } from './log.js';
 
-const DAY_MS = 86_400_000;
+export const DAY_MS = 86_400_000;
+/** A key this close to its expiry (or as long past it) is warned about: the log, `silo keys list`. */
 export const EXPIRY_WARNING_DAYS = 7;
+
+/**
+ * `left` milliseconds (more than none) in words: "in less than a day", "in 7 days". Days are
+ * rounded up, as the console rounds them: a key made for 7 days is "in 7 days" on its first day.
+ */
+export function inDays(left: number): string {
+  if (left < DAY_MS) return 'in less than a day';
+  const days = Math.ceil(left / DAY_MS);
+  return `in ${days} day${days === 1 ? '' : 's'}`;
+}
 
 /** Writes one warn line per manage key close to its expiry; resolves to how many. */
 export async function warnExpiringKeys(accounts: AccountService, logger: Logger, now = Date.now()): Promise<number> {

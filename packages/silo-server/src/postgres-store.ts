@@ -19,6 +19,7 @@ import type { KeyvStoreAdapter, StoredData } from 'keyv';
 import type { AtomicBatch, AuditLog } from 'koa-silo';
 import { ATOMIC_FUNCTION, ATOMIC_FUNCTION_SQL, atomicArguments } from './postgres-atomic.js';
 import { auditLogSchema, postgresAuditLog } from './postgres-audit-log.js';
+import { queryIdempotent } from './postgres-lost-connections.js';
 import { AdapterEvents, prefixEnd } from './store-adapter.js';
 
 export interface PostgresStoreOptions {
@@ -85,17 +86,18 @@ export class PostgresStore extends AdapterEvents implements KeyvStoreAdapter {
     this.opts = { dialect: 'postgres', table };
     this.sortedIndex = {
       count: async (indexKey) => {
-        const { rows } = await pool.query<{ n: string }>(named(`SELECT n FROM "${table}_index_count" WHERE index_key = $1`, [indexKey]));
+        const { rows } = await queryIdempotent<{ n: string }>(pool, named(`SELECT n FROM "${table}_index_count" WHERE index_key = $1`, [indexKey]));
         return rows[0] ? Number(rows[0].n) : 0;
       },
       range: async (indexKey, offset, limit) => {
-        const { rows } = await pool.query<{ member: string }>(
+        const { rows } = await queryIdempotent<{ member: string }>(
+          pool,
           named(`SELECT member FROM "${table}_index" WHERE index_key = $1 ORDER BY score, member OFFSET $2 LIMIT $3`, [indexKey, offset, limit]),
         );
         return rows.map((r) => r.member);
       },
     };
-    this.auditLog = postgresAuditLog(table, async <R>(text: string, values: unknown[]) => (await pool.query(named(text, values))).rows as R[]);
+    this.auditLog = postgresAuditLog(table, async <R>(text: string, values: unknown[]) => (await queryIdempotent<R & pg.QueryResultRow>(pool, named(text, values))).rows);
   }
 
   /** Opens the store of `table`, making its tables when missing. */
@@ -124,20 +126,20 @@ export class PostgresStore extends AdapterEvents implements KeyvStoreAdapter {
   }
 
   async get<Value>(key: string): Promise<StoredData<Value> | undefined> {
-    const { rows } = await this.#pool.query<{ value: string }>(named(`SELECT value FROM "${this.#t}" WHERE key = $1`, [key]));
+    const { rows } = await queryIdempotent<{ value: string }>(this.#pool, named(`SELECT value FROM "${this.#t}" WHERE key = $1`, [key]));
     return rows[0]?.value as StoredData<Value> | undefined;
   }
 
   async getMany<Value>(keys: string[]): Promise<Array<StoredData<Value | undefined>>> {
     if (keys.length === 0) return [];
-    const { rows } = await this.#pool.query<{ key: string; value: string }>(named(`SELECT key, value FROM "${this.#t}" WHERE key = ANY($1)`, [keys]));
+    const { rows } = await queryIdempotent<{ key: string; value: string }>(this.#pool, named(`SELECT key, value FROM "${this.#t}" WHERE key = ANY($1)`, [keys]));
     const found = new Map(rows.map((r) => [r.key, r.value]));
     return keys.map((key) => found.get(key) as StoredData<Value | undefined>);
   }
 
   async set(key: string, value: unknown): Promise<boolean> {
     if (typeof value !== 'string') throw new TypeError('PostgresStore stores strings (Keyv serializes values before storing them)');
-    await this.#pool.query(named(`INSERT INTO "${this.#t}" (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`, [key, value]));
+    await queryIdempotent(this.#pool, named(`INSERT INTO "${this.#t}" (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`, [key, value]));
     return true;
   }
 
@@ -160,7 +162,7 @@ export class PostgresStore extends AdapterEvents implements KeyvStoreAdapter {
   /** Every key that starts with `prefix` (koa-silo's KeyListingAdapter, for its orphan sweep). */
   async keysWithPrefix(prefix: string): Promise<string[]> {
     if (prefix === '') throw new TypeError('keysWithPrefix needs a prefix');
-    const { rows } = await this.#pool.query<{ key: string }>(named(`SELECT key FROM "${this.#t}" WHERE key >= $1 AND key < $2 ORDER BY key`, [
+    const { rows } = await queryIdempotent<{ key: string }>(this.#pool, named(`SELECT key FROM "${this.#t}" WHERE key >= $1 AND key < $2 ORDER BY key`, [
       prefix,
       prefixEnd(prefix),
     ]));

@@ -2,12 +2,14 @@
  * The server's lifecycle: open the stores, bootstrap an empty storage, serve HTTP or HTTPS with
  * one log line per request and health endpoints, and shut down gracefully.
  */
+import path from 'node:path';
 import fs from 'node:fs';
 import type http from 'node:http';
 import type https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import Koa, { type Context, type Next } from 'koa';
 import {
+  clientAddress,
   ConflictError,
   createSilo,
   jsonNotFound,
@@ -22,10 +24,10 @@ import { COMMAND_ACTOR, DEFAULT_HOSTS, KEY_HEADER, REGIONS, type Region } from '
 import { consoleMiddleware } from 'silo-console';
 import { isClientFault } from './client-errors.js';
 import { collectGarbage } from './collect-garbage.js';
-import type { ServerConfig } from './config.js';
+import { STORE_FILE, type ServerConfig } from './config.js';
 import { resolveLimits, TIMEOUTS } from './connection-limits.js';
 import { httpEdge } from './http-edge.js';
-import { watchKeyExpiry } from './key-expiry.js';
+import { inDays, watchKeyExpiry } from './key-expiry.js';
 import { createEdgeServer } from './http-server.js';
 import { createLogger, errorFields, throttledWarn, type Logger, type ThrottledWarn } from './log.js';
 import { plansOf } from './plans.js';
@@ -168,10 +170,49 @@ export async function bootstrap(accounts: AccountService, users: ConsoleService)
   return { manage, access, admin: { name: admin.name, password: admin.password } };
 }
 
-export function bannerText(url: string, keys: FirstStart, now = Date.now()): string {
+/**
+ * How the banner's `silo` commands reach this server's storage: the data directory in front of
+ * them when it is not the default one of the directory they are run from (`SILO_DATA_DIR=…` given
+ * to `npm start` alone is not in the next command's environment); for a store URL, a word to give
+ * the same one (it is not repeated: it may hold a password).
+ */
+export function commandStorage(config: Pick<ServerConfig, 'dataDir' | 'store'>, cwd = process.cwd()): { prefix: string; sameStoreUrl: boolean } {
+  const main = config.store.main;
+  if (main.kind !== 'sqlite' || main.path !== path.join(config.dataDir, STORE_FILE)) return { prefix: '', sameStoreUrl: true };
+  if (config.dataDir === path.resolve(cwd, '.silo-data')) return { prefix: '', sameStoreUrl: false };
+  return { prefix: `SILO_DATA_DIR=${shellWord(config.dataDir)} `, sameStoreUrl: false };
+}
+
+/** `text` as one word of a POSIX shell: as it is when it needs no quotes. */
+function shellWord(text: string): string {
+  return /^[\w./@%+=:,-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`;
+}
+
+/**
+ * How the banner's commands run this very `silo`: `npx silo` where that finds it (the directory's
+ * own node_modules/.bin, as after `npm ci` in the repository or an app that installed it), else
+ * `node` and the path of the running bin. Run elsewhere, `npx silo` would look for a package of
+ * that name on the registry, and would run whatever someone published under it.
+ */
+export function siloCommand(cwd = process.cwd(), bin = process.argv[1]): string {
+  if (bin === undefined) return 'npx silo';
+  const real = (file: string) => {
+    try {
+      return fs.realpathSync(file);
+    } catch {
+      return undefined;
+    }
+  };
+  const running = real(bin) ?? path.resolve(bin);
+  if (real(path.join(cwd, 'node_modules', '.bin', 'silo')) === running) return 'npx silo';
+  const relative = path.relative(cwd, running);
+  return `node ${shellWord(relative.startsWith('..') || path.isAbsolute(relative) ? running : relative)}`;
+}
+
+export function bannerText(url: string, keys: FirstStart, now = Date.now(), prefix = '', sameStoreUrl = false, silo = 'npx silo'): string {
   const expiresAt = keys.manage.expires_at;
-  const days = expiresAt ? Math.round((Date.parse(expiresAt) - now) / 86_400_000) : undefined;
-  const expires = expiresAt ? `expires ${expiresAt}, in ${days} days` : 'never expires';
+  const left = expiresAt ? inDays(Date.parse(expiresAt) - now) : undefined;
+  const expires = expiresAt ? `expires ${expiresAt}, ${left}` : 'never expires';
   return [
     '',
     'Silo: first start on empty storage. Created account "default" with two keys and a console user.',
@@ -193,23 +234,16 @@ export function bannerText(url: string, keys: FirstStart, now = Date.now()): str
     '',
     ...(expiresAt
       ? [
-          `The manage key stops working in ${days} days: before then, make one that lasts longer`,
-          '(npx silo keys create --type manage --name NAME --duration 365d). silo keys list, the console and',
+          `The manage key stops working ${left}: before then, make one that lasts longer`,
+          `(${prefix}${silo} keys create --type manage --name NAME --duration 365d). silo keys list, the console and`,
           "this server's log warn about a key 7 days before it expires.",
           '',
         ]
       : []),
-    'More keys: npx silo keys create --type manage --name NAME; more console users: npx silo users create --name NAME   (npx silo --help)',
+    `More keys: ${prefix}${silo} keys create --type manage --name NAME; more console users: ${prefix}${silo} users create --name NAME   (${silo} --help)`,
+    ...(sameStoreUrl ? ['(Run them with the same SILO_STORE_URL as this server.)'] : []),
     '',
   ].join('\n');
-}
-
-function clientAddress(ctx: Context, trustProxy: boolean): string | undefined {
-  if (trustProxy) {
-    const last = ctx.get('X-Forwarded-For').split(',').map((s) => s.trim()).filter(Boolean).at(-1);
-    if (last) return last;
-  }
-  return ctx.req.socket.remoteAddress;
 }
 
 /** The Koa app: request log → HTTP edge checks (http-edge.ts) → health endpoints → Silo → JSON 404. */
@@ -418,7 +452,10 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
       open_file_limit: limits.lowered.fileLimit,
     });
   }
-  if (keys) printBanner(bannerText(url, keys));
+  if (keys) {
+    const { prefix, sameStoreUrl } = commandStorage(config);
+    printBanner(bannerText(url, keys, Date.now(), prefix, sameStoreUrl, siloCommand()));
+  }
   const expiryWatch = watchKeyExpiry(silo.accounts, logger);
 
   const grace = options.shutdownGraceMs ?? 10_000;

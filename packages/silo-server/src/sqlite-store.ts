@@ -83,9 +83,24 @@ function openConnection(file: string, busyTimeoutMs: number): Database.Database 
     shared.users++;
     return shared.db;
   }
+  createPrivately(key);
   const db = new Database(file, { timeout: busyTimeoutMs });
   connections.set(key, { db, users: 1 });
   return db;
+}
+
+/**
+ * A new database file is made readable by its owner only (0600), whatever the directory's mode
+ * (one that existed before, such as a mounted volume, may be 0755): it holds key hashes, webhook
+ * secrets and every silo. SQLite gives its `-wal` and `-shm` files the database file's mode. A file
+ * that exists keeps the mode its operator gave it.
+ */
+function createPrivately(file: string): void {
+  try {
+    fs.closeSync(fs.openSync(file, fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_WRONLY, 0o600));
+  } catch {
+    // It exists (the operator's file, with the operator's mode), or cannot be made: SQLite says why as it opens.
+  }
 }
 
 async function closeConnection(db: Database.Database): Promise<void> {

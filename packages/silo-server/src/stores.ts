@@ -101,12 +101,24 @@ export function parseStoreUrl(raw: string, cwd = process.cwd()): StoreLocation {
 }
 
 /**
- * A URL fit for logs and errors: any password replaced by `***`. The URL may be malformed (that
+ * A URL fit for logs and errors: any password replaced by `***`, in the credentials or in a query
+ * parameter (`password`, `sslpassword`, any `…secret`, `…token`, `auth`). The URL may be malformed (that
  * is when it gets printed in an error), so everything up to the last `@` counts as credentials,
  * whatever it holds (`/`, `?`, `#` and `@` included), whatever the scheme; only a user name
  * before the first `:` stays.
  */
 export function redact(url: string): string {
+  return redactCredentials(redactSecretParams(url));
+}
+
+/** Query parameters that carry a secret (`?password=` is read by PostgreSQL's driver, as `user:password@`). */
+const SECRET_PARAM = /([?&](?:[a-z_]*pass(?:word)?|[a-z_]*secret|[a-z_]*token|auth)=)[^&#]*/gi;
+
+function redactSecretParams(url: string): string {
+  return url.replace(SECRET_PARAM, '$1***');
+}
+
+function redactCredentials(url: string): string {
   const m = /^(\s*[a-z][a-z0-9+.-]*:\/*)(.*)@/is.exec(url);
   if (!m) return url;
   const cred = m[2]!;
@@ -319,8 +331,19 @@ async function connectPostgres(
     connectionTimeoutMillis: timeoutMs,
     statement_timeout: location.statementTimeoutMs,
   });
-  // An idle connection the server dropped: the pool replaces it; a request meanwhile gets a 503.
-  pool.on('error', (error: Error) => log('warn', 'storage connection lost', { store: location.display, error: error.message }));
+  // Idle connections the server dropped (a restart, an outage: all of them at once): the pool makes
+  // new ones at the next queries; a read that meets a dead one retries on another
+  // (postgres-lost-connections.ts), a write gets a 503. One line when they go, one when a
+  // connection is made again, as Redis's client says it.
+  let lost = false;
+  pool.on('error', (error: Error) => {
+    if (!lost) log('warn', 'storage connection lost', { store: location.display, error: error.message });
+    lost = true;
+  });
+  pool.on('connect', () => {
+    if (lost) log('info', 'storage reachable again', { store: location.display });
+    lost = false;
+  });
   let schema: string | null;
   try {
     const answer = await withTimeout(pool.query<{ schema: string | null }>('SELECT current_schema() AS schema'), timeoutMs, () => `no answer within ${timeoutMs} ms`);

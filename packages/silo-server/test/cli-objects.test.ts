@@ -94,7 +94,7 @@ describe('silo help', () => {
     for (const command of Object.keys(SPECS)) expect(all.stdout).toContain(`silo ${command}`);
     expect((await silo('export', '--help')).stdout).toMatch(/--out FILE\s+write into FILE \(default: stdout\)/);
     expect((await silo('import', '--help')).stdout).toMatch(/--in FILE\s+read FILE \(default: stdin\)/);
-    expect((await silo('migrate', '--help')).stdout).toMatch(/--from URL\s+the store to copy \(required\)/);
+    expect((await silo('migrate', '--help')).stdout).toMatch(/--from URL\s+the store to copy \(default: the configured storage\)/);
   });
 
   it('every command of a group takes --json (and --account where it works on one account)', () => {
@@ -292,19 +292,19 @@ describe('key expiry', () => {
     const forever = json(await silo('keys', 'create', '--type', 'access', '--name', 'forever-reader', '--json'));
     expect(forever).not.toHaveProperty('expires_at');
     const text = ok(await silo('keys', 'list'));
-    expect(text.stdout).toMatch(/access\s+weekly-reader\s+\S+\s+\S+Z \(in 6 days\)\s+all/);
+    expect(text.stdout).toMatch(/access\s+weekly-reader\s+\S+\s+\S+Z \(in 7 days\)\s+all/);
     expect(text.stdout).toMatch(/access\s+forever-reader\s+\S+\s+never\s+all/);
-    expect(text.stdout).toMatch(/^Warning: access key "weekly-reader" expires in 6 days \(\S+Z\): replace it with silo keys create --account default --type access --name NAME --duration 90d, then revoke it\.$/m);
+    expect(text.stdout).toMatch(/^Warning: access key "weekly-reader" expires in 7 days \(\S+Z\): replace it with silo keys create --account default --type access --name NAME --duration 90d, then revoke it\.$/m);
     // With --json, stdout stays one JSON value; the warning goes to stderr.
     const asJson = await silo('keys', 'list', '--json');
     expect(JSON.parse(asJson.stdout).find((k: { name: string }) => k.name === 'weekly-reader')).toMatchObject({ duration: '7d' });
-    expect(asJson.stderr).toMatch(/Warning: access key "weekly-reader" expires in 6 days/);
+    expect(asJson.stderr).toMatch(/Warning: access key "weekly-reader" expires in 7 days/);
   });
 
-  it("says an account's key limit in the command's words (no API `body:`), exit 2", async () => {
+  it("says an account's key limit in the command's words (no API `body:`), exit 1: the command failed, it was not misused", async () => {
     const r = await siloWith({ env: { SILO_MAX_KEYS: '1' } }, 'keys', 'create', '--type', 'access', '--name', 'one-too-many');
-    expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/^silo keys create: an account may have at most 1 keys: revoke one first \(see silo keys create --help\)$/m);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^silo keys create: an account may have at most 1 keys: revoke one first$/m);
   });
 });
 
@@ -319,6 +319,36 @@ describe('the start of silo serve', () => {
     expect(text).toMatch(/More keys: .*\n$/);
   });
 
+  it("the banner's commands reach the server's storage: its data directory in front when it is not the default", async () => {
+    const { bannerText, commandStorage } = await import('../src/serve.js');
+    const { loadStorageConfig } = await import('../src/config.js');
+    const at = (env: Record<string, string>) => commandStorage(loadStorageConfig(env, {}, '/srv/app'), '/srv/app');
+    expect(at({})).toEqual({ prefix: '', sameStoreUrl: false });
+    expect(at({ SILO_DATA_DIR: '/tmp/new user/data' })).toEqual({ prefix: "SILO_DATA_DIR='/tmp/new user/data' ", sameStoreUrl: false });
+    expect(at({ SILO_DATA_DIR: 'data' })).toEqual({ prefix: 'SILO_DATA_DIR=/srv/app/data ', sameStoreUrl: false });
+    expect(at({ SILO_STORE_URL: 'redis://:secret@127.0.0.1:6379/3' })).toEqual({ prefix: '', sameStoreUrl: true });
+    const key = (type: 'manage' | 'access') => ({ type, name: 'default', account: 'default', created_at: '2026-11-22T02:26:16.643Z', key: `silo_${type}_x`, expires_at: '2026-12-22T02:26:16.643Z' });
+    const text = bannerText('http://localhost:8080', { manage: key('manage'), access: key('access'), admin: { name: 'admin', password: 'pw' } }, Date.parse('2026-11-22T02:26:16.643Z'), 'SILO_DATA_DIR=/d ', true);
+    expect(text).toContain('(SILO_DATA_DIR=/d npx silo keys create --type manage --name NAME --duration 365d)');
+    expect(text).toContain('More keys: SILO_DATA_DIR=/d npx silo keys create');
+    expect(text).toContain('(Run them with the same SILO_STORE_URL as this server.)');
+  });
+
+  it("the banner's commands run this silo: npx silo where npx finds it, else node and the bin's path (never a registry lookup)", async () => {
+    const { bannerText, siloCommand } = await import('../src/serve.js');
+    const repo = path.resolve(import.meta.dirname, '../../..');
+    const bin = path.join(repo, 'packages/silo-server/bin/silo.js');
+    expect(siloCommand(repo, bin)).toBe('npx silo');
+    expect(siloCommand(path.join(repo, 'packages'), bin)).toBe('node silo-server/bin/silo.js');
+    const elsewhere = fs.mkdtempSync(path.join(os.tmpdir(), 'silo-banner-'));
+    expect(siloCommand(elsewhere, bin)).toBe(`node ${bin}`);
+    fs.rmSync(elsewhere, { recursive: true });
+    const key = (type: 'manage' | 'access') => ({ type, name: 'default', account: 'default', created_at: '2026-11-22T02:26:16.643Z', key: `silo_${type}_x` });
+    const text = bannerText('http://localhost:8080', { manage: key('manage'), access: key('access'), admin: { name: 'admin', password: 'pw' } }, 0, '', false, `node ${bin}`);
+    expect(text).toContain(`More keys: node ${bin} keys create --type manage --name NAME; more console users: node ${bin} users create --name NAME   (node ${bin} --help)`);
+    expect(text).not.toContain('npx');
+  });
+
   it('names, for every account, the keys that expire within 7 days', async () => {
     const { expiringKeys } = await import('../src/cli/serve.js');
     ok(await silo('accounts', 'create', 'delta'));
@@ -327,7 +357,7 @@ describe('the start of silo serve', () => {
     const { silo: server, stores } = await openSilo(loadStorageConfig(env, {}, dir), silentLogger);
     try {
       const lines = await expiringKeys(server.accounts);
-      expect(lines.filter((l) => l.includes('--account delta'))).toEqual([expect.stringMatching(/^Warning: manage key "soon" expires in 6 days \(\S+Z\): replace it with silo keys create --account delta --type manage --name NAME --duration 90d, then revoke it\.$/)]);
+      expect(lines.filter((l) => l.includes('--account delta'))).toEqual([expect.stringMatching(/^Warning: manage key "soon" expires in 7 days \(\S+Z\): replace it with silo keys create --account delta --type manage --name NAME --duration 90d, then revoke it\.$/)]);
     } finally {
       await server.close();
       await stores.close();

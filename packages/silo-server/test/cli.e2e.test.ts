@@ -78,7 +78,7 @@ describe('silo command', () => {
     const expected: Array<[number, RegExp]> = [
       [1, /^silo keys create: .*already has a manage key named "deploy"/],
       [2, /^silo keys revoke: --confirm "raeder" does not match --name "reader"; nothing was revoked$/],
-      [1, /^silo keys list: SILO_STORE_URL: unsupported store URL "nosql:\/\/x"/],
+      [2, /^silo keys list: SILO_STORE_URL: unsupported store URL "nosql:\/\/x"/],
     ];
     for (const [i, r] of results.entries()) {
       failsWith(r, expected[i]![0], expected[i]![1]);
@@ -136,7 +136,7 @@ describe('silo command', () => {
       expect(list.stderr).toBe(`silo keys list: store ${store}\n`);
       // Both keys of the first start (created in the same millisecond, they may come in either order).
       expect(list.stdout).toMatch(/^TYPE\s+NAME\s+CREATED\s+EXPIRES\s+SILOS\n/);
-      expect(list.stdout).toMatch(/\nmanage\s+default\s+\S+\s+\S+Z \(in 29 days\)\s+all\n/);
+      expect(list.stdout).toMatch(/\nmanage\s+default\s+\S+\s+\S+Z \(in 30 days\)\s+all\n/);
       expect(list.stdout).toMatch(/\naccess\s+default\s+\S+\s+never\s+all\n/);
 
       const elsewhere = await runSilo(['keys', 'list'], { env: {}, cwd: below });
@@ -160,7 +160,7 @@ describe('silo command', () => {
     const created = await runSilo(['keys', 'create', '--type', 'manage', '--name', 'weekly', '--duration', '7d', '--json', '--create'], { env: own, cwd: dir });
     const { key } = JSON.parse(created.stdout) as { key: string };
     const listed = await runSilo(['keys', 'list'], { env: own, cwd: dir });
-    expect(listed.stdout).toMatch(/manage\s+weekly\s+\S+\s+\S+Z \(in 6 days\)\s+all\n/);
+    expect(listed.stdout).toMatch(/manage\s+weekly\s+\S+\s+\S+Z \(in 7 days\)\s+all\n/);
 
     const server = await startSilo({ env: own, cwd: dir });
     try {
@@ -168,7 +168,7 @@ describe('silo command', () => {
       const warnings = server.logs().filter((l) => l.level === 'warn');
       expect(warnings).toEqual([expect.objectContaining({ msg: 'manage key expires soon', account: 'default', name: 'weekly', expires_in_hours: 167 })]);
       // And in words, on stderr, for the person who started it.
-      await eventually(async () => /Silo: Warning: manage key "weekly" expires in 6 days/.test(server.stderr()), 5000);
+      await eventually(async () => /Silo: Warning: manage key "weekly" expires in 7 days/.test(server.stderr()), 5000);
       expect(server.stdout() + server.stderr()).not.toContain(key);
     } finally {
       expect((await server.stop()).code).toBe(0);

@@ -96,7 +96,7 @@ describe('silo (in-process)', () => {
 
     const text = await silo('keys', 'list');
     // A key that expires within 7 days is called out under the table, with what to do about it.
-    expect(text.stdout).toMatch(/^TYPE\s+NAME\s+CREATED\s+EXPIRES\s+SILOS\nmanage\s+ci\s+\S+\s+\S+Z \(in 6 days\)\s+all\naccess\s+reader\s+\S+\s+never\s+all\n\nWarning: manage key "ci" expires in 6 days \(\S+Z\): replace it with silo keys create --account default --type manage --name NAME --duration 90d, then revoke it\.\n$/);
+    expect(text.stdout).toMatch(/^TYPE\s+NAME\s+CREATED\s+EXPIRES\s+SILOS\nmanage\s+ci\s+\S+\s+\S+Z \(in 7 days\)\s+all\naccess\s+reader\s+\S+\s+never\s+all\n\nWarning: manage key "ci" expires in 7 days \(\S+Z\): replace it with silo keys create --account default --type manage --name NAME --duration 90d, then revoke it\.\n$/);
     const list = JSON.parse((await silo('keys', 'list', '--json')).stdout) as Array<Record<string, unknown>>;
     expect(list).toEqual([
       { type: 'manage', name: 'ci', account: 'default', created_at: expect.any(String), duration: '7d', expires_at: expect.any(String) },
@@ -146,9 +146,9 @@ describe('silo (in-process)', () => {
       [['accounts', 'create', 'a', 'b'], 2, /^silo accounts create: unexpected argument "b"/],
       [['frobnicate'], 2, /^silo: unknown command "frobnicate" \(see silo --help\)\n$/],
       [['help', 'frobnicate'], 2, /^silo: unknown command "frobnicate"/],
-      [['keys', 'list', '--store-url', 'mysql://x'], 1, /^silo keys list: --store-url: unsupported store URL "mysql:\/\/x"/],
-      [['keys', 'list', '--sqlite-sync', 'off'], 1, /^silo keys list: --sqlite-sync must be normal or full/],
-      [['serve', '--port', 'eighty'], 1, /^silo serve: --port must be a port number from 0 to 65535, got "eighty"\n$/],
+      [['keys', 'list', '--store-url', 'mysql://x'], 2, /^silo keys list: --store-url: unsupported store URL "mysql:\/\/x"/],
+      [['keys', 'list', '--sqlite-sync', 'off'], 2, /^silo keys list: --sqlite-sync must be normal or full/],
+      [['serve', '--port', 'eighty'], 2, /^silo serve: --port must be a port number from 0 to 65535, got "eighty"\n$/],
       [['serve', '--bogus'], 2, /^silo serve: unknown option '--bogus'/],
       [['keys', 'list', '--port', '80'], 2, /^silo keys list: unknown option '--port'/],
     ];

@@ -3,13 +3,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, loadStorageConfig, parseBytes, settingsHelp } from '../src/config.js';
+import { ConfigError, type Flags, loadConfig, loadStorageConfig, parseBytes, settingsHelp } from '../src/config.js';
 import { parseStoreUrl, redact } from '../src/stores.js';
+import { parse } from '../src/cli/args.js';
 
 const cwd = fs.mkdtempSync(path.join(os.tmpdir(), 'silo-config-'));
 afterAll(() => fs.rmSync(cwd, { recursive: true, force: true }));
 
-const load = (env: Record<string, string>, flags: Record<string, string | boolean> = {}) => loadConfig(env, flags, cwd);
+const load = (env: Record<string, string>, flags: Flags = {}) => loadConfig(env, flags, cwd);
 function fails(env: Record<string, string>, pattern: RegExp, flags: Record<string, string | boolean> = {}): void {
   let error: unknown;
   try {
@@ -74,6 +75,14 @@ describe('loadConfig', () => {
     expect(c.port).toBe(9001);
     expect(c.publicQueries).toBe(true);
     expect(c.store.main).toMatchObject({ kind: 'sqlite', path: path.join(cwd, 'x.sqlite') });
+  });
+
+  it('turns a yes/no setting off with --no-FLAG, beating its variable', () => {
+    const flags = (...args: string[]) => parse('serve', args, {}, 0, false).values;
+    const env = { SILO_TRUST_PROXY: 'true', SILO_PUBLIC_QUERIES: '1' };
+    expect(load(env, flags('--no-trust-proxy'))).toMatchObject({ trustProxy: false, publicQueries: true });
+    expect(load({}, flags('--trust-proxy', '--no-public-queries'))).toMatchObject({ trustProxy: true, publicQueries: false });
+    expect(settingsHelp()).toContain('--[no-]trust-proxy');
   });
 
   it('treats an empty variable as unset', () => {
@@ -163,6 +172,11 @@ describe('store URLs', () => {
     expect(redact('postgres://silo@db:5432/silo')).toBe('postgres://silo@db:5432/silo'); // a user name, no password
     expect(redact('postgresql://silo:hunter2@db/silo')).toBe('postgresql://silo:***@db/silo');
     expect(() => parseStoreUrl('redis://:hunter2@h:1/x')).toThrow(/redis:\/\/:\*\*\*@h:1\/x/);
+    // A password in the query string, which PostgreSQL's driver reads as well.
+    expect(redact('postgres://silo@db/test?password=hunter2&options=-c%20search_path%3Dx')).toBe('postgres://silo@db/test?password=***&options=-c%20search_path%3Dx');
+    expect(redact('postgres://db/test?sslmode=verify-full&sslpassword=hunter2#x')).toBe('postgres://db/test?sslmode=verify-full&sslpassword=***#x');
+    expect(redact('redis://h:1/2?Password=hunter2')).toBe('redis://h:1/2?Password=***');
+    expect(parseStoreUrl('postgres://silo@db:5432/test?password=hunter2')).toMatchObject({ display: expect.not.stringContaining('hunter2') });
   });
 
   // The URLs that get printed are the malformed ones: a password holding `/`, `@`, `?` or `#`,

@@ -4,9 +4,10 @@
  * so multiInstance runs the tests of several instances sharing it.
  */
 import Keyv from 'keyv';
+import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { storageContract } from 'koa-silo/testing';
-import { postgresAvailable, testSchema, type TestSchema } from '../../../test/support/postgres.js';
+import { postgresAvailable, TEST_POSTGRES_URL, testSchema, type TestSchema } from '../../../test/support/postgres.js';
 import { PostgresStore } from '../src/postgres-store.js';
 
 const havePostgres = await postgresAvailable();
@@ -88,5 +89,29 @@ describe.skipIf(!havePostgres)('PostgresStore', () => {
     // The oldest go first: the listing's order backwards.
     expect(await s.auditLog.prune('p:audit:a', 1001, 2)).toBe(2);
     expect(ids(await s.auditLog.list('p:audit:a', {}, 0, 10))).toEqual(['x1']);
+  });
+
+  it('reads on through a restart of PostgreSQL: the pooled connections it ended are left for new ones, not answered with an error', async () => {
+    // This pool's connections, and only them, are found by an application name of this test's own.
+    const application = `silo_restart_${process.pid}`;
+    const pool = new pg.Pool({ connectionString: TEST_POSTGRES_URL, options: `-c search_path=${schema!.name}`, application_name: application, max: 4 });
+    pool.on('error', () => undefined); // idle clients that learn of their end (the server logs it)
+    const admin = new pg.Client({ connectionString: TEST_POSTGRES_URL });
+    await admin.connect();
+    try {
+      const s = await PostgresStore.open({ pool, table: 'restart' });
+      await s.set('k', 'v');
+      for (let round = 0; round < 5; round++) {
+        // Four reads at once leave four idle connections, then all are ended as a restart ends them.
+        await Promise.all(Array.from({ length: 4 }, () => s.get('k')));
+        expect(pool.idleCount).toBe(4);
+        const { rows } = await admin.query<{ n: number }>('SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE application_name = $1', [application]);
+        expect(rows[0]!.n).toBe(4);
+        expect(await Promise.all([s.get('k'), s.getMany(['k', 'x']), s.sortedIndex.count('i'), s.auditLog.count('a', {})])).toEqual(['v', ['v', undefined], 0, 0]);
+      }
+    } finally {
+      await admin.end();
+      await pool.end();
+    }
   });
 });

@@ -3,9 +3,10 @@
  * first start, a silo written and patched, two instances on one database seeing each other's
  * writes, data kept across a restart; and an unreachable database refused at start with one line.
  */
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postgresAvailable, testSchema, type TestSchema } from '../../../test/support/postgres.js';
-import { cleanup, ensureBuilt, runSilo, startSilo, tempDir, type SiloServer } from '../../../test/support/silo-process.js';
+import { postgresAvailable, TEST_POSTGRES_URL, testSchema, type TestSchema } from '../../../test/support/postgres.js';
+import { cleanup, ensureBuilt, eventually, runSilo, startSilo, tempDir, type SiloServer } from '../../../test/support/silo-process.js';
 
 const havePostgres = await postgresAvailable();
 
@@ -68,6 +69,35 @@ describe.skipIf(!havePostgres)('silo serve on PostgreSQL', () => {
       await two?.stop();
     }
   }, 60_000);
+
+  it('says once that its connections were lost (a restart of PostgreSQL drops them all) and once that it reached the database again', async () => {
+    // This server's connections, and only them, are found by an application name of this test's own.
+    const application = `silo_lost_${process.pid}`;
+    const server = await startSilo({ env: { ...env, SILO_STORE_URL: `${schema.storeUrl()}&application_name=${application}` }, cwd: dir });
+    const admin = new pg.Client({ connectionString: TEST_POSTGRES_URL });
+    await admin.connect();
+    try {
+      const created = await runSilo(['keys', 'create', '--type', 'manage', '--name', 'lost', '--json'], { env, cwd: dir });
+      const headers = { 'X-MAN-API': (JSON.parse(created.stdout) as { key: string }).key };
+      const list = () => server.fetch('/api/v1/manage/silos', { headers });
+      // Several at once: several pooled connections, idle afterwards.
+      expect((await Promise.all(Array.from({ length: 6 }, list))).map((r) => r.status)).toEqual(Array(6).fill(200));
+      const { rows } = await admin.query<{ n: number }>(
+        'SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE application_name = $1',
+        [application],
+      );
+      expect(rows[0]!.n).toBeGreaterThan(1);
+      const said = (msg: string) => server.logs().filter((l) => l.msg === msg);
+      await eventually(async () => said('storage connection lost').length > 0, 5000);
+      expect((await list()).status).toBe(200);
+      await eventually(async () => said('storage reachable again').length > 0, 5000);
+      expect(said('storage connection lost')).toHaveLength(1);
+      expect(said('storage reachable again')).toHaveLength(1);
+    } finally {
+      await admin.end();
+      await server.stop();
+    }
+  }, 30_000);
 
   it('refuses to start on an unreachable database within 5 s, with one line naming it and no password', async () => {
     const started = Date.now();

@@ -181,7 +181,7 @@ describe('silo serve on the embedded store', () => {
   }, 30_000);
 });
 
-describe('start-up failures: one line on stderr, non-zero exit, within 5 s', () => {
+describe('start-up failures: one line on stderr, exit 2 for a bad setting and 1 for a failure, within 5 s', () => {
   const dir = tempDir('badconfig');
 
   it('rejects every bad setting', async () => {
@@ -208,7 +208,8 @@ describe('start-up failures: one line on stderr, non-zero exit, within 5 s', () 
     for (const [i, r] of results.entries()) {
       const [env, pattern] = cases[i]!;
       const context = JSON.stringify({ env, r });
-      expect(r.code, context).toBe(1);
+      // A bad setting is a wrong use (2); a store that cannot be reached, a failure (1).
+      expect(r.code, context).toBe(String(pattern).includes('cannot reach') ? 1 : 2);
       expect(r.ms, context).toBeLessThan(5000);
       const lines = r.stderr.trimEnd().split('\n');
       expect(lines, context).toHaveLength(1);

@@ -139,6 +139,20 @@ describe('SqliteStore as a Keyv adapter', () => {
     expect(await again.get('persist')).toEqual({ ok: true });
   });
 
+  it('makes a new file readable by its owner only, in a directory open to all; an existing file keeps its mode', async () => {
+    const dir = path.join(tmpRoot, 'open-dir');
+    fs.mkdirSync(dir, { mode: 0o755 });
+    fs.chmodSync(dir, 0o755);
+    const file = path.join(dir, 'silo.sqlite');
+    await new Keyv({ store: store(file) }).set('secret', 'hash');
+    for (const f of [file, `${file}-wal`, `${file}-shm`]) expect((fs.statSync(f).mode & 0o777).toString(8), f).toBe('600');
+    const theirs = path.join(dir, 'theirs.sqlite');
+    fs.writeFileSync(theirs, '', { mode: 0o640 });
+    fs.chmodSync(theirs, 0o640);
+    await new Keyv({ store: store(theirs) }).set('k', 'v');
+    expect((fs.statSync(theirs).mode & 0o777).toString(8)).toBe('640');
+  });
+
   it('separate tables in one file are separate stores', async () => {
     const file = tmpFile();
     const main = new Keyv({ store: store(file, { table: 'main' }) });

@@ -134,6 +134,11 @@ describe('silo import checks each record as the API would', () => {
     await refused(at('webhook', { id: '../../x' }), /line 4: webhook "..\/..\/x" of account "acme": webhook id/);
   });
 
+  it('refuses a silo that keeps more versions than any store keeps, at its silo line, before holding any', async () => {
+    const text = exportText({ line: (kind, line) => (kind === 'silo' ? { ...line, version: 5000, oldest: 1 } : line) });
+    await refused(text, /line 6: silo "5b0c6a52-7d1e-4c3a-9f1b-2e8d4a6c0f13": it keeps 5000 versions \(1 to 5000\), more than any Silo store keeps \(1000\)/);
+  });
+
   it('refuses a silo uuid that appears twice', async () => {
     const text = exportText();
     const lines = text.trimEnd().split('\n');

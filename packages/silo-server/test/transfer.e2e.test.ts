@@ -56,7 +56,7 @@ describe('silo export | silo import (spawned)', () => {
     const [exported, imported] = await Promise.all([exporting.done(false), importing.done()]);
     expect(exported.code, exported.stderr).toBe(0);
     expect(imported.code, imported.stderr).toBe(0);
-    expect(exported.stderr).toMatch(/^silo export: store sqlite:\/\/.*\nsilo export: 40 silos to go\nsilo export: 40\/40 silos in .*: 2 accounts, 4 keys, 40 silos, \d+ versions, 3 webhooks, 0 users\n$/);
+    expect(exported.stderr).toMatch(/^silo export: store sqlite:\/\/.*\nsilo export: 40 silos to go\nsilo export: 40\/40 silos in .*: 2 accounts, 4 keys, 40 silos, \d+ versions, 3 webhooks, 0 users, \d+ audit entries\n$/);
     expect(imported.stderr).toMatch(/silo import: 40\/40 silos in .*: 2 accounts, 4 keys, 40 silos, \d+ versions, 3 webhooks/);
     expect(imported.stdout).toBe('');
     expect(sorted(await exportOf(target))).toEqual(sorted(await exportOf(source)));
@@ -91,10 +91,10 @@ describe('silo export | silo import (spawned)', () => {
       spawnSilo(['help', 'migrate'], store).done(),
       spawnSilo(['migrate', '--from', store], store).done(),
     ]);
-    for (const text of ['silo export [--out FILE]', 'silo import [--in FILE]', 'silo migrate --from URL --to URL']) expect(main.stdout).toContain(text);
+    for (const text of ['silo export [--out FILE]', 'silo import [--in FILE]', 'silo migrate [--from URL] --to URL']) expect(main.stdout).toContain(text);
     expect(exp.stdout).toMatch(/^Usage: silo export \[--out FILE\]/);
     expect(imp.stdout).toMatch(/^Usage: silo import \[--in FILE\][\s\S]*into empty storage/);
-    expect(mig.stdout).toMatch(/^Usage: silo migrate --from URL --to URL/);
+    expect(mig.stdout).toMatch(/^Usage: silo migrate \[--from URL\] --to URL/);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toBe('silo migrate: --to is required (the empty store URL to copy into)\n');
   }, 30_000);

@@ -6,9 +6,10 @@
  * Redis is in transfer-migrate.test.ts, which owns the test Redis's database 9.
  */
 import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresAvailable, testSchema, type TestSchema } from '../../../test/support/postgres.js';
-import { authenticates, exportOf, removeTempDirs, seed, silo, sorted, sqliteRows, sqliteUrl, tempFile, withStorage, type KeyValue } from './transfer-fixtures.js';
+import { authenticates, exportOf, removeTempDirs, seed, silo, sorted, sqliteRows, sqliteUrl, tempFile, withoutImports, withStorage, type KeyValue } from './transfer-fixtures.js';
 
 const havePostgres = await postgresAvailable();
 
@@ -68,15 +69,20 @@ describe('export and import on SQLite', () => {
     expect(sorted(await exportOf(target))).toEqual(sorted(exported));
   }, 30_000);
 
-  describe('bad input: exit 1, one clear line, the target empty again', () => {
+  describe('bad input: exit 1, one clear line, no store left where there was none', () => {
     const lines = () => exported.trimEnd().split('\n');
-    /** Imports `text` into a new store: the failure's last stderr line; the store must be empty after. */
+    /** Imports `text` into a new store: the failure's last stderr line; the store it created must be gone after. */
     async function fails(text: string): Promise<string> {
       const target = sqliteUrl('bad');
       const run = await silo(['import'], { store: target, stdin: text });
       expect(run.code, run.stderr).toBe(1);
-      expect(await isEmpty(target)).toBe(true);
-      expect(sqliteRows(target)).toBe(0);
+      expect(run.stderr).toContain('(new and empty: created now)');
+      // Not an empty store a later command would take for the server's: no store at all.
+      const dir = path.dirname(target.slice('sqlite://'.length));
+      expect(fs.readdirSync(dir)).toEqual([]);
+      const later = await silo(['keys', 'list'], { store: target });
+      expect(later.code).toBe(1);
+      expect(later.stderr).toMatch(/no store at /);
       return run.stderr.trimEnd().split('\n').at(-1)!;
     }
 
@@ -137,6 +143,47 @@ describe('export and import on SQLite', () => {
       );
       expect(await exportOf(target)).toBe(before);
     });
+  });
+});
+
+describe('migrate a configuration with a region store', () => {
+  const main = sqliteUrl('regions-main');
+  const sg = sqliteUrl('regions-sg');
+  const env = { SILO_STORE_URL: main, SILO_STORE_URL_SG_01_API: sg };
+
+  beforeAll(async () => {
+    const made = await silo(['silos', 'create', '--name', 'far', '--data', '[{"at":"sg"}]', '--region', 'sg-01-api', '--create'], { env });
+    expect(made.code, made.stderr).toBe(0);
+    expect((await silo(['silos', 'create', '--name', 'near', '--data', '[{"at":"api"}]'], { env })).code).toBe(0);
+  }, 30_000);
+
+  it('without --from, copies the configured storage, the region store included; the copy exports as the configuration does', async () => {
+    const target = sqliteUrl('regions-target');
+    const run = await silo(['migrate', '--to', target], { env });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain(`(region stores: sg-01-api at ${sg})`);
+    const configured = await silo(['export'], { env });
+    expect(configured.code, configured.stderr).toBe(0);
+    const copied = await exportOf(target);
+    expect(copied).toContain(JSON.stringify('[{"at":"sg"}]'));
+    expect(withoutImports(copied)).toBe(configured.stdout);
+  }, 30_000);
+
+  it('--from the main store alone says that data is in a region store, not that the silo kept changing; nothing is left at --to', async () => {
+    const target = sqliteUrl('regions-main-only');
+    const run = await silo(['migrate', '--from', main, '--to', target], { env });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/silo [0-9a-f-]{36} \(region sg-01-api\) has versions or data missing from this storage: .*SILO_STORE_URL_<REGION>/);
+    expect(run.stderr).not.toContain('kept changing');
+    expect(fs.existsSync(new URL(target).pathname)).toBe(false);
+  }, 30_000);
+
+  it('refuses a --to that the source uses, a region store included', async () => {
+    for (const to of [main, sg]) {
+      const run = await silo(['migrate', '--to', to], { env });
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain(`--to names a store that the source uses: ${to}`);
+    }
   });
 });
 

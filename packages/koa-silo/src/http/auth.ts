@@ -11,7 +11,7 @@
 import type { Context } from 'koa';
 import { type AuditActor, DEFAULT_PLAN_NAME, KEY_HEADER, type KeyType, type Plan, planNamed, type Principal, UnauthorizedError } from '../model/index.js';
 import type { AccountService } from '../service/types.js';
-import { clientAddress } from './client.js';
+import { clientAddress, clientLimitKey } from './client.js';
 import type { RateLimit } from './rate-limit.js';
 import type { ConsoleService } from '../console/service.js';
 import { checkOrigin, sessionHolder, sessionToken } from './session-cookie.js';
@@ -56,7 +56,7 @@ export function createAuth(deps: {
 }): Auth {
   const { accounts, plans, rateLimit, trustProxy, sessions } = deps;
 
-  const anonymous = (ctx: Context) => rateLimit.consume(ctx, `ip:${clientAddress(ctx, trustProxy)}`, DEFAULT_PLAN_NAME);
+  const anonymous = (ctx: Context) => rateLimit.consume(ctx, `ip:${clientLimitKey(ctx, trustProxy)}`, DEFAULT_PLAN_NAME);
 
   /** The caller behind a console session: it may do what the account's keys may (contract §13). */
   async function sessionCaller(ctx: Context, token: string, type: KeyType): Promise<Principal & { user: string }> {
@@ -91,6 +91,9 @@ export function createAuth(deps: {
           rateLimit.consumeAccount(principal.account, planName),
         ]);
       }
+      // An answer for one key or session: never kept by a shared cache (a proxy or CDN in front
+      // of Silo would give it to the next client, keyed or not). `no-store` answers keep theirs.
+      if (!ctx.response.get('Cache-Control')) ctx.set('Cache-Control', 'private');
       const checkedAt = Date.now();
       const confirm = async () => {
         if (Date.now() - checkedAt < RECHECK_AFTER_MS) return;

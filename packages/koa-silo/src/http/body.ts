@@ -12,6 +12,7 @@ import { releaseWhenDone, type Admission, type Reservation } from '../limits/adm
 import { ClientAbortedError, UnsupportedMediaTypeError } from './errors.js';
 import { estimateParsedBytes } from '../limits/heap-estimate.js';
 import { parseBodyJson } from '../work/body-check.js';
+import { drainUnreadBody } from './unread-body.js';
 
 export interface BodyLimit {
   /** Bytes the body may have. */
@@ -24,7 +25,7 @@ export interface BodyLimit {
   holder?: string;
 }
 
-/** How many times over a body is held while it is read: its chunks, their concatenation, its text. */
+/** How many times over a body is held while it is read: its chunks, and its text (two bytes a character where it is not Latin-1). */
 const BODY_COPIES = 3;
 /** The first charge of a body (for its first 16 KiB, or all of a smaller Content-Length): under SMALL_BYTES, so it never waits. */
 const FIRST_CHARGE = BODY_COPIES * 16 * 1024;
@@ -83,29 +84,30 @@ async function readBodyText(ctx: Context, limit: BodyLimit): Promise<string | ty
     const parsed = (ctx.request as { body?: unknown }).body;
     return parsed === undefined ? EMPTY : JSON.stringify(parsed);
   }
-  const buffer = await collect(ctx, limit, length);
-  if (buffer.length === 0) return EMPTY;
-  try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(buffer);
-  } catch {
-    throw new ValidationError([{ loc: ['body'], msg: 'JSON decode error: the body is not valid UTF-8', type: 'json_invalid' }]);
-  }
+  const text = await collect(ctx, limit, length);
+  return text === '' ? EMPTY : text;
 }
 
+const NOT_UTF8 = () => new ValidationError([{ loc: ['body'], msg: 'JSON decode error: the body is not valid UTF-8', type: 'json_invalid' }]);
+
 /**
- * The body's bytes, its chunks joined at the end, charged to the memory budget as they arrive (not
- * by what Content-Length announces): the charge doubles each time the bytes received outgrow it, up
+ * The body's text, each chunk decoded (strict UTF-8) as it arrives: decoding 10 MB at the end took
+ * 30 ms of the event loop in one piece, and joining its chunks first 30 ms more. Charged to the
+ * memory budget as the bytes arrive (not by what Content-Length announces): the charge doubles each time the bytes received outgrow it, up
  * to three times the body's most. A step that must wait in the budget's line pauses the body (the
  * rest stays in the client's socket) until it is granted, or ends it with a 503. So a body trickled
  * in a few bytes a second holds what it sent, not 30 MB of the budget for five minutes (4 such
  * uploads had made every other account's writes 503).
  */
-function collect(ctx: Context, limit: BodyLimit, length: number | undefined): Promise<Buffer> {
+function collect(ctx: Context, limit: BodyLimit, length: number | undefined): Promise<string> {
   const req = ctx.req;
   const gate = limit.admission?.texts;
   const most = BODY_COPIES * (length ?? limit.bodyBytes);
-  return new Promise<Buffer>((resolve, reject) => {
-    const chunks: Buffer[] = [];
+  return new Promise<string>((resolve, reject) => {
+    const decoder = new TextDecoder('utf-8', { fatal: true });
+    let text = '';
+    /** A chunk was not UTF-8: the rest is still read (and counted), then the 422. */
+    let invalid = false;
     let received = 0;
     let charged = 0;
     let reservation: Reservation | undefined;
@@ -154,7 +156,14 @@ function collect(ctx: Context, limit: BodyLimit, length: number | undefined): Pr
         }
         return;
       }
-      chunks.push(chunk);
+      if (!invalid) {
+        try {
+          text += decoder.decode(chunk, { stream: true });
+        } catch {
+          invalid = true;
+          text = '';
+        }
+      }
       charge();
     };
     const onEnd = () => {
@@ -164,7 +173,16 @@ function collect(ctx: Context, limit: BodyLimit, length: number | undefined): Pr
         while (pending) await pending;
       };
       // A step refused has rejected already (above).
-      settled().then(() => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received)), () => undefined);
+      const finish = () => {
+        try {
+          if (!invalid) text += decoder.decode(); // a sequence cut short at the end is invalid too
+        } catch {
+          invalid = true;
+        }
+        if (invalid) reject(NOT_UTF8());
+        else resolve(text);
+      };
+      settled().then(finish, () => undefined);
     };
     const onError = () => {
       cleanup();
@@ -182,8 +200,8 @@ function collect(ctx: Context, limit: BodyLimit, length: number | undefined): Pr
   });
 }
 
-/** Refuse: the connection is closed after the 413, so the rest of the body is never read. */
+/** Refuse: the rest of the body is dropped as it comes, within bounds (unread-body.ts). */
 function tooLarge(ctx: Context, limit: BodyLimit): never {
-  ctx.set('Connection', 'close');
+  drainUnreadBody(ctx);
   throw new PayloadTooLargeError(limit.planBytes);
 }

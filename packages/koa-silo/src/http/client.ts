@@ -4,11 +4,14 @@ import ipaddr from 'ipaddr.js';
 
 /**
  * The socket's peer address; with `trustProxy`, the last X-Forwarded-For entry (the address the
- * trusted proxy saw; entries before it are whatever the client claimed).
+ * trusted proxy saw; entries before it are whatever the client claimed) when it is an IP address.
+ * Anything else there (a proxy that passes the client's own header on) is not taken: it would
+ * reach the request log, the audit log and the rate limiter's buckets as written.
  */
 export function clientAddress(ctx: Context, trustProxy: boolean): string {
   const forwarded = trustProxy ? lastForwarded(ctx, 'X-Forwarded-For') : undefined;
-  return forwarded ?? ctx.req.socket.remoteAddress ?? 'unknown';
+  if (forwarded !== undefined && ipaddr.isValid(forwarded)) return forwarded;
+  return ctx.req.socket.remoteAddress ?? 'unknown';
 }
 
 /** The last entry of a trusted proxy's comma-separated header (entries before it are the client's claims). */
@@ -39,4 +42,15 @@ export function clientNetwork(address: string): string {
   if (ip.kind() === 'ipv4') return ip.toString();
   const [a = 0, b = 0, c = 0, d = 0] = (ip as ipaddr.IPv6).parts;
   return `${[a, b, c, d].map((part) => part.toString(16)).join(':')}::/64`;
+}
+
+/**
+ * The client a limit of requests without a key counts: its network (clientNetwork), found cheaply
+ * for the common case. An IPv4 address, also as IPv6 carries it (the socket's `::ffff:a.b.c.d`), is
+ * one client as it is; an IPv6 address counts by its /64, or one subscriber's addresses would each
+ * have a budget of their own.
+ */
+export function clientLimitKey(ctx: Context, trustProxy: boolean): string {
+  const address = clientAddress(ctx, trustProxy);
+  return address.includes('.') ? address : clientNetwork(address);
 }

@@ -10,7 +10,7 @@
  * by its estimated heap (heap-estimate.ts) before it is parsed; the cache charges that estimate too.
  */
 import type { Context } from 'koa';
-import { compile, hasQueryParams, parseJson, toJSON, type CompiledQuery } from 'silo-query';
+import { compile, hasQueryParams, parseJson, type CompiledQuery } from 'silo-query';
 import { BadRequestError, NotFoundError, type SiloHandle } from '../model/index.js';
 import type { SiloService } from '../service/types.js';
 import { loadCharged, releaseAfterUse, type Admission } from '../limits/admission.js';
@@ -21,7 +21,7 @@ import { answeredNotModified, etagFor, queryTag } from './etag.js';
 import { estimateParsedBytes, WORST_BYTES_PER_CHAR } from '../limits/heap-estimate.js';
 import type { RegionOf } from './region.js';
 import { sendJsonBytes } from './respond.js';
-import { textBytes } from './text-bytes.js';
+import { textBytes } from '../limits/text-bytes.js';
 import type { Loaded, VersionCache } from '../limits/version-cache.js';
 import type { Work } from '../work/index.js';
 
@@ -130,8 +130,8 @@ export function dataHandlers(deps: DataDeps) {
         releaseAfterUse(reservation);
       }
     });
-    const result = query.run(value.value);
-    const bytes = await textBytes(toJSON(result.value) ?? 'null');
+    const result = query.json(value.value);
+    const bytes = await textBytes(result.text);
     const answer = result.total === undefined ? { bytes } : { bytes, total: result.total };
     return { version: value.version, value: answer, bytes: bytes.length + keyBytes };
   };

@@ -102,8 +102,14 @@ function requestPath(ctx: Context): string {
   return clip(redactKeyValues(ctx.path), MAX_QUOTED_CHARS);
 }
 
+/** What describes a successful answer's representation, never an error's. */
+const REPRESENTATION_HEADERS = ['ETag', 'X-Total-Count', 'Preference-Applied', 'Location'];
+
 /** Write `err` as the response of `ctx`. Headers already set (rate limit, CORS) are kept. */
 export function renderError(ctx: Context, err: unknown, logger: SiloLogger): void {
+  // Headers of the answer that was being made (a data read sets its ETag before its query runs):
+  // an error is not that representation, and a client must not keep its tag for one.
+  for (const name of REPRESENTATION_HEADERS) ctx.remove(name);
   if (err instanceof SiloQueryError) {
     sendJson(ctx, 422, { detail: (err.detail satisfies ValidationIssue[]).map(boundedIssue) });
     return;

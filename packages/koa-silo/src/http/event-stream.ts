@@ -9,13 +9,13 @@
  *   not buffered for: past MAX_BUFFERED bytes queued in its socket the stream ends, and the client
  *   (an EventSource reconnects by itself, sending Last-Event-ID) catches up from history.
  * - `sendPaced` (events with data, up to the plan's 10 MB and more): written in CHUNK_BYTES slices,
- *   each once the socket has taken the one before and in its turn (event-turns.ts), so that a
+ *   each once the socket has taken the one before and in its turn (loop-turns.ts), so that a
  *   large event is never dropped for its own size, never sits in memory once per stream, and never
  *   holds up other requests. Only a client that takes nothing of a slice for STALL_MS is ended (it
  *   is not reading).
  */
 import type { Context } from 'koa';
-import { feedTurns } from './event-turns.js';
+import { bulkTurns } from '../limits/loop-turns.js';
 
 /** An event's lines up to its data. */
 const head = (event: string, id: number | string | undefined) => `event: ${event}\n${id === undefined ? '' : `id: ${id}\n`}data: `;
@@ -33,27 +33,43 @@ export const CHUNK_BYTES = 64 * 1024;
  */
 export const STALL_MS = 5000;
 
+/** What closing a stalled stream counts as in a turn's work (loop-turns.ts): about a slice's writing. */
+const STALLED_CLOSE_COST = CHUNK_BYTES;
+
+/** Shared data from this size on is written as it is, never copied into a slice of its own. */
+const SHARED_FROM = 4 * 1024;
+
 /**
- * An event's parts as slices of CHUNK_BYTES at most: small parts joined (copied, 64 KiB at most),
- * large ones cut (shared data is never copied whole). A small event is one slice: one write.
+ * An event's parts as slices of CHUNK_BYTES at most: small parts joined into one slice, large
+ * shared buffers (the data every stream of a silo sends) cut, never copied: a copy per stream of
+ * their first 64 KiB cost 2 500 streams 160 MB of copying in one turn. A small event is one slice:
+ * one write.
  */
 function* slices(parts: (string | Buffer)[]): Generator<Buffer> {
   let pending: Buffer[] = [];
   let size = 0;
+  function* flush(): Generator<Buffer> {
+    if (size === 0) return;
+    yield pending.length === 1 ? pending[0]! : Buffer.concat(pending);
+    pending = [];
+    size = 0;
+  }
   for (const part of parts) {
+    if (typeof part !== 'string' && part.length >= SHARED_FROM) {
+      yield* flush();
+      for (let at = 0; at < part.length; at += CHUNK_BYTES) yield part.subarray(at, at + CHUNK_BYTES);
+      continue;
+    }
     let rest = typeof part === 'string' ? Buffer.from(part, 'utf8') : part;
     while (rest.length > 0) {
       const piece = rest.subarray(0, CHUNK_BYTES - size);
       pending.push(piece);
       size += piece.length;
       rest = rest.subarray(piece.length);
-      if (size < CHUNK_BYTES) continue;
-      yield pending.length === 1 ? pending[0]! : Buffer.concat(pending);
-      pending = [];
-      size = 0;
+      if (size === CHUNK_BYTES) yield* flush();
     }
   }
-  if (size > 0) yield pending.length === 1 ? pending[0]! : Buffer.concat(pending);
+  yield* flush();
 }
 
 export class EventStream {
@@ -191,15 +207,17 @@ export class EventStream {
   }
 
   /**
-   * Writes one slice, waits for the socket to take it when it has not at once, then for its turn
-   * (event-turns.ts) either way: a socket that takes every slice at once (a fast reader on
-   * loopback) reports 'drain' in the same turn, and would otherwise have all 10 MB written before
-   * any other request is read.
+   * Waits for its turn (loop-turns.ts), writes one slice, then waits for the socket to take it
+   * when it has not at once. The turn comes first, for every slice: a socket that takes every
+   * slice at once (a fast reader on loopback) reports 'drain' in the same turn, and would otherwise
+   * have all 10 MB written before any other request is read; and an update reaches every stream
+   * of its silo in one turn, so first slices written at once were 64 KiB times the streams (2 500
+   * streams: 160 MB of socket writes, a tiny read waited 1.1 s).
    */
   async #writePaced(slice: Buffer): Promise<boolean> {
+    await bulkTurns.next(slice.length);
     if (this.#closed) return false;
     if (!this.#ctx.res.write(slice) && !(await this.#drained())) return false;
-    await feedTurns.next(slice.length);
     return !this.#closed;
   }
 
@@ -228,7 +246,9 @@ export class EventStream {
       if (this.#closed) return;
       const waited = this.#waitingSince === undefined ? 0 : Date.now() - this.#waitingSince;
       // Not reading: its connection goes, and the client catches up from history when it is back.
-      if (waited >= STALL_MS) return this.close(true);
+      // In turns: streams that stalled on one update stall together, and 2 500 sockets with full
+      // send buffers closed in one turn held the event loop 150 ms.
+      if (waited >= STALL_MS) return void bulkTurns.next(STALLED_CLOSE_COST).then(() => this.close(true));
       setTimeout(check, STALL_MS - waited).unref();
     };
     setTimeout(check, STALL_MS).unref();

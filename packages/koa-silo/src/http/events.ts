@@ -24,7 +24,7 @@ import type { Context } from 'koa';
 import { type EventBus, NotFoundError, ValidationError, type Region, type SiloEvent, type SiloMeta, type VersionInfo } from '../model/index.js';
 import type { SiloService } from '../service/types.js';
 import { reaches, type Auth, type Caller } from './auth.js';
-import { clientAddress } from './client.js';
+import { clientLimitKey } from './client.js';
 import { allowAnyOrigin } from './cors.js';
 import type { Admission } from '../limits/admission.js';
 import { BoundedMap } from '../limits/bounded-map.js';
@@ -32,7 +32,7 @@ import { TooManyStreamsError } from './errors.js';
 import { SerialQueue } from './event-queue.js';
 import { EventStream, FrameFlusher } from './event-stream.js';
 import { SharedTexts, type TextSource } from './event-texts.js';
-import { feedTurns } from './event-turns.js';
+import { bulkTurns } from '../limits/loop-turns.js';
 import type { RegionOf } from './region.js';
 import { eventResume, integerParam } from '../schemas/params.js';
 import { validator } from '../schemas/validate.js';
@@ -54,7 +54,7 @@ export interface EventsDeps {
 const KEY_CHECK_MS = 1000;
 /** History page size when catching up. */
 const PAGE = 100;
-/** A replay's share of a turn (event-turns.ts): a history listing and a few writes, about a slice's worth. */
+/** A replay's share of a turn (loop-turns.ts): a history listing and a few writes, about a slice's worth. */
 const REPLAY_COST = 64 * 1024;
 
 /** The event's `data`: the metadata fields and the version. */
@@ -260,7 +260,7 @@ export function eventHandlers(deps: EventsDeps) {
   });
 
   const clientOf = (ctx: Context, caller: Caller | undefined) =>
-    caller ? `key:${caller.keyType}:${caller.account}:${caller.keyName}` : `ip:${clientAddress(ctx, deps.trustProxy)}`;
+    caller ? `key:${caller.keyType}:${caller.account}:${caller.keyName}` : `ip:${clientLimitKey(ctx, deps.trustProxy)}`;
 
   /** A stream for `caller` (undefined: the public address), and whether its key was checked just now. */
   function open(ctx: Context, caller: Caller | undefined): { stream: EventStream; keyFresh: () => boolean } {
@@ -320,7 +320,7 @@ export function eventHandlers(deps: EventsDeps) {
     /** Sends every version after `last` up to the current one from history, or `reset` when some are pruned. */
     const catchUp = async () => {
       // Streams opened together replay in turns, not all in the turn that read their requests.
-      await feedTurns.next(REPLAY_COST);
+      await bulkTurns.next(REPLAY_COST);
       // History newest first, until it reaches the client's version or its oldest.
       const newer: VersionInfo[] = [];
       for (let page = 1; ; page++) {

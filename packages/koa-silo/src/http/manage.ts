@@ -14,7 +14,7 @@ import { readText, type BodyLimit } from './body.js';
 import { PreconditionRequiredError } from './errors.js';
 import { answeredNotModified, etagFor, hasIfMatch, ifMatchTags, notModified } from './etag.js';
 import { patchShape } from './patch-body.js';
-import { textBytes } from './text-bytes.js';
+import { textBytes } from '../limits/text-bytes.js';
 import { answerOnly } from './compression.js';
 import { applyMinimal, prefersMinimal } from './prefer.js';
 import type { Work } from '../work/index.js';

@@ -33,6 +33,7 @@ import type { Metrics } from '../metrics/index.js';
 import { auditHandlers } from './audit.js';
 import { auditFeedHandler } from './audit-feed.js';
 import { countRefusal, measured } from './measure.js';
+import { drainUnreadBody } from './unread-body.js';
 
 export interface HttpDeps {
   accounts: AccountService;
@@ -199,7 +200,7 @@ export function createHttp(deps: HttpDeps): SiloHttp {
       await match.handler(ctx, ...match.params);
       await compressAnswer(ctx);
     } catch (err) {
-      closeIfBodyUnread(ctx);
+      drainUnreadBody(ctx);
       countRefusal(deps.metrics, err);
       try {
         renderError(ctx, err, options.logger);
@@ -219,14 +220,4 @@ export function createHttp(deps: HttpDeps): SiloHttp {
     },
     endStreams: () => events.endAll(),
   };
-}
-
-/**
- * An error answered before a large body was read (401, 413, 422 of the path...): close the
- * connection after the response rather than let Node read and discard the rest of the body.
- */
-function closeIfBodyUnread(ctx: Context): void {
-  if (ctx.req.complete) return;
-  const length = Number(ctx.get('Content-Length') || 0);
-  if (length > 64 * 1024 || ctx.get('Transfer-Encoding') !== '') ctx.set('Connection', 'close');
 }

@@ -14,7 +14,7 @@ import { pagingParams, pathUuid, sendUpdated, throwIfAny } from './manage.js';
 import { loadCharged, type Admission } from '../limits/admission.js';
 import { sendJson, sendJsonBytes } from './respond.js';
 import type { VersionCache } from '../limits/version-cache.js';
-import { textBytes } from './text-bytes.js';
+import { textBytes } from '../limits/text-bytes.js';
 
 const checkList = validator<ListQuery>(listQuery);
 const checkVersion = validator<{ version: number }>(versionPath);

@@ -3,7 +3,7 @@
  * delete (200 `{id, deleted: true}`, as a silo's delete answers), and list its recent deliveries. Manage key; auth → body → validation → service.
  */
 import type { Context } from 'koa';
-import { NotFoundError } from '../model/index.js';
+import { NotFoundError, ValidationError } from '../model/index.js';
 import { createWebhookBody, type CreateWebhookBody } from '../schemas/webhook.js';
 import { validator } from '../schemas/validate.js';
 import type { WebhookService } from '../webhooks/service.js';
@@ -23,11 +23,20 @@ const BODY_BYTES = 16 * 1024;
 const checkCreate = validator<CreateWebhookBody>(createWebhookBody);
 
 export function webhookHandlers({ auth, webhooks, maxJsonDepth }: WebhookDeps) {
+  /** The body as the schema wants it; its 422 lists a URL refused as written too, not only the schema's problems. */
+  function checked(value: unknown): CreateWebhookBody {
+    const issues = checkCreate.issues(value, 'body');
+    if (issues.length === 0) return value as CreateWebhookBody;
+    const url = value !== null && typeof value === 'object' ? (value as { url?: unknown }).url : undefined;
+    const urlIssue = typeof url === 'string' && !issues.some((issue) => issue.loc[1] === 'url') ? webhooks.urlIssue(url) : undefined;
+    throw new ValidationError(urlIssue ? [...issues, urlIssue] : issues);
+  }
+
   return {
     async create(ctx: Context): Promise<void> {
       const caller = await auth.require(ctx, 'manage');
       const body = await readJson(ctx, { bodyBytes: BODY_BYTES, planBytes: BODY_BYTES }, maxJsonDepth);
-      const input = checkCreate(body.value, 'body');
+      const input = checked(body.value);
       await caller.confirm();
       const created = await webhooks.create(caller.account, {
         url: input.url,

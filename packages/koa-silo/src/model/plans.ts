@@ -32,6 +32,8 @@ export const DEFAULT_PLAN: Plan = { maxDataBytes: 10_000_000, rateLimitPerMinute
 
 export const DEFAULT_MAX_DATA_BYTES = DEFAULT_PLAN.maxDataBytes;
 export const DEFAULT_HISTORY_VERSIONS = DEFAULT_PLAN.historyVersions!;
+/** The most versions a plan may keep (`historyVersions`): no silo of any Silo store holds more. */
+export const MAX_HISTORY_VERSIONS = 1000;
 export const DEFAULT_MAX_KEYS = DEFAULT_PLAN.maxKeys!;
 
 /** How deeply JSON may nest, bodies and stored data alike (`maxJsonDepth`). */

@@ -42,11 +42,18 @@ class Patching {
   private readonly own = new Set<object>();
   private work = 0;
   /**
-   * How deeply each container measured so far nests, until a write changes it: every write goes
-   * through `parent`, which forgets the containers on its path (a container the patch owns is
-   * held in one place only; a shared one is copied before it is written).
+   * The values `copy` and `move` took: the containers a walk may meet again, in two places at
+   * once (parsed JSON is a tree; a copy shares) or in one place after another. Walks remember only
+   * these (`Memo`): each is walked once however often it is met, and what the walks remember is
+   * as small as the patch.
    */
-  private readonly depths = new Map<object, number>();
+  readonly taken = new Set<object>();
+  /**
+   * How deeply each taken container measured so far nests, until a write changes it: every
+   * write goes through `parent`, which forgets the containers on its path (a container the patch
+   * owns is held in one place only; a shared one is copied before it is written).
+   */
+  private readonly depths: Memo = { keep: this.taken, known: new Map<object, number>() };
 
   constructor(
     public root: unknown,
@@ -113,7 +120,7 @@ class Patching {
     this.spend(tokens.length);
     this.root = this.ownedContainer(this.root, pointer);
     let container = this.root as Container;
-    this.depths.delete(container);
+    this.depths.known.delete(container);
     for (let i = 0; i < tokens.length - 1; i++) {
       const token = tokens[i]!;
       if (Array.isArray(container)) {
@@ -122,13 +129,13 @@ class Patching {
         const child = this.ownedContainer(container[index], pointer);
         container[index] = child;
         container = child;
-        this.depths.delete(container);
+        this.depths.known.delete(container);
       } else {
         if (!hasMember(container, token)) throw new PatchConflictError(`No member at ${pointer}`);
         const child = this.ownedContainer(container[token], pointer);
         setMember(container, token, child);
         container = child;
-        this.depths.delete(container);
+        this.depths.known.delete(container);
       }
     }
     return container;
@@ -190,6 +197,17 @@ class Patching {
   copy(from: string[], fromPointer: string): unknown {
     const value = this.get(from, fromPointer);
     this.share(value);
+    this.take(value);
+    return value;
+  }
+
+  /** The value at `from`, removed from there to be placed elsewhere. */
+  move(from: string[], fromPointer: string): unknown {
+    return this.take(this.remove(from, fromPointer));
+  }
+
+  private take(value: unknown): unknown {
+    if (typeof value === 'object' && value !== null) this.taken.add(value);
     return value;
   }
 }
@@ -233,7 +251,7 @@ export function applyJsonPatch(document: unknown, operations: readonly JsonPatch
             patching.get(from, operation.from);
             break;
           }
-          patching.add(path, operation.path, patching.remove(from, operation.from));
+          patching.add(path, operation.path, patching.move(from, operation.from));
           break;
         }
         case 'copy': {
@@ -256,17 +274,28 @@ export function applyJsonPatch(document: unknown, operations: readonly JsonPatch
     }
   });
   const max = options.maxResultChars;
-  if (shared && max !== undefined && jsonChars(patching.root, max, new Map()) > max) throw new PatchTooLargeError(max);
+  if (shared && max !== undefined && jsonChars(patching.root, max, { keep: patching.taken, known: new Map() }) > max) throw new PatchTooLargeError(max);
   return patching.root;
+}
+
+/**
+ * What a walk of a patched document remembers of the containers it measured: only those in
+ * `keep` (the values copied or moved; any other is in one place and met once). Remembering every container
+ * would grow a Map to the document's millions of small objects, past the worker's heap (where V8
+ * may fail the whole process rather than end the worker).
+ */
+interface Memo {
+  readonly keep: ReadonlySet<object>;
+  readonly known: Map<object, number>;
 }
 
 /**
  * How deeply `value` nests (a scalar 0, `[]` 1, `[[1]]` 2), saturating just past `stopAt`; by an
  * explicit stack, not recursion, since the value may be as deep as the limit it is checked against.
- * A container measured before is not walked again (`known`, which the patch keeps current); each
- * container walked is charged to `spend` by its members.
+ * A copied or moved container measured before is not walked again (`memo`, which the patch keeps current);
+ * each container walked is charged to `spend` by its members.
  */
-function depthOf(value: unknown, stopAt: number, known: Map<object, number>, spend: (steps: number) => void): number {
+function depthOf(value: unknown, stopAt: number, { keep, known }: Memo, spend: (steps: number) => void): number {
   if (typeof value !== 'object' || value === null || value instanceof JsonNumber) return 0;
   interface Frame {
     node: object;
@@ -296,7 +325,7 @@ function depthOf(value: unknown, stopAt: number, known: Map<object, number>, spe
     stack.pop();
     depth = Math.min(top.deepest + 1, stopAt + 1);
     // Kept only when exact: a walk cut short says "deeper than stopAt", and the next may ask of another depth.
-    if (depth <= stopAt) known.set(top.node, depth);
+    if (depth <= stopAt && keep.has(top.node)) known.set(top.node, depth);
     const parent = stack[stack.length - 1];
     if (parent) parent.deepest = Math.max(parent.deepest, depth);
   }
@@ -308,26 +337,26 @@ function depthOf(value: unknown, stopAt: number, known: Map<object, number>, spe
  * it is shared (the graph a `copy` makes), saturating just past `max` so that the sum of a graph
  * whose text would be exponential stays a small number.
  */
-function jsonChars(value: unknown, max: number, seen: Map<object, number>): number {
+function jsonChars(value: unknown, max: number, memo: Memo): number {
   if (typeof value === 'string') return value.length + 2;
   if (typeof value !== 'object' || value === null) return String(value).length;
   if (value instanceof JsonNumber) return value.text.length;
-  const known = seen.get(value);
+  const known = memo.known.get(value);
   if (known !== undefined) return known;
   let chars = 2;
   if (Array.isArray(value)) {
     for (const item of value) {
-      chars += jsonChars(item, max, seen) + 1;
+      chars += jsonChars(item, max, memo) + 1;
       if (chars > max) break;
     }
   } else {
     for (const [key, item] of Object.entries(value)) {
-      chars += key.length + 4 + jsonChars(item, max, seen);
+      chars += key.length + 4 + jsonChars(item, max, memo);
       if (chars > max) break;
     }
   }
   chars = Math.min(chars, max + 1);
-  seen.set(value, chars);
+  if (memo.keep.has(value)) memo.known.set(value, chars);
   return chars;
 }
 

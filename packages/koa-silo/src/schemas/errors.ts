@@ -22,8 +22,8 @@ export const validationIssue = {
       type: 'string',
       description:
         'A stable machine word: missing, string_type, bool_type, int_parsing, dict_type, list_type, ' +
-        'model_attributes_type, enum, uuid_parsing, json_invalid, json_too_deep, too_long, string_too_short, ' +
-        'greater_than_equal, less_than_equal, or a query word of silo-query.',
+        'model_attributes_type, enum, uuid_parsing, json_invalid, json_too_deep, too_long, too_short, string_too_short, ' +
+        'string_pattern_mismatch, greater_than_equal, less_than_equal, value_error, or a query word of silo-query.',
     },
     ctx: {
       type: 'object',

@@ -26,6 +26,7 @@ import {
 } from './silo.js';
 import { createWebhookBody, deliveryList, webhookCreated, webhookDeleted, webhookEvent, webhookInfo, webhookList, webhookRetried } from './webhook.js';
 import { auditEntry, auditFeedPathItem, auditList, auditPathItem } from './audit.js';
+import { auditResetEvent, feedResetEvent, siloChangeEvent, siloDeleteEvent, siloMoveEvent } from './events.js';
 
 export const OPENAPI_VERSION = '0.1.0';
 
@@ -55,6 +56,11 @@ const SCHEMAS: Record<string, object> = {
   DeliveryList: deliveryList,
   AuditEntry: auditEntry,
   AuditList: auditList,
+  SiloChangeEvent: siloChangeEvent,
+  SiloDeleteEvent: siloDeleteEvent,
+  SiloMoveEvent: siloMoveEvent,
+  FeedResetEvent: feedResetEvent,
+  AuditResetEvent: auditResetEvent,
   HTTPError: httpError,
   HTTPValidationError: validationError,
   ValidationIssue: validationIssue,
@@ -174,11 +180,44 @@ const EVENT_PARAMS = [
 
 const WEBHOOK_ID = { name: 'id', in: 'path', required: true, description: 'The webhook (`wh_...`).', schema: { type: 'string' } };
 
-const EVENT_STREAM = {
-  description: 'A stream of server-sent events, open until the silo is deleted or moved, the key revoked, or the client leaves.',
-  headers: RATE_HEADERS,
-  content: { 'text/event-stream': { schema: { type: 'string' } } },
-};
+/**
+ * A `text/event-stream` answer whose events are `events` (name → the schema of its `data:` line,
+ * one line of JSON). OpenAPI 3.1 cannot type the items of a stream (3.2's itemSchema can): the
+ * body is a string whose `$defs` name each event's schema, a component, so that generated types
+ * include them and linters see them used.
+ */
+function eventStream(description: string, events: Record<string, string>) {
+  const list = Object.entries(events).map(([event, schema]) => `\`${event}\` (${schema})`).join(', ');
+  return {
+    description,
+    headers: RATE_HEADERS,
+    content: {
+      'text/event-stream': {
+        schema: {
+          type: 'string',
+          description: `Server-sent events; each \`data:\` line is one line of JSON: ${list}.`,
+          $defs: Object.fromEntries(Object.entries(events).map(([event, schema]) => [event, ref(schema)])),
+        },
+      },
+    },
+  };
+}
+
+const SILO_STREAM = eventStream('A stream of server-sent events, open until the silo is deleted or moved, the key revoked, or the client leaves.', {
+  update: 'SiloChangeEvent',
+  delete: 'SiloDeleteEvent',
+  move: 'SiloMoveEvent',
+  reset: 'FeedResetEvent',
+});
+const ACCOUNT_STREAM = eventStream('A stream of server-sent events, open until the key is revoked or the client leaves.', {
+  create: 'SiloChangeEvent',
+  update: 'SiloChangeEvent',
+  delete: 'SiloChangeEvent',
+});
+const AUDIT_STREAM = eventStream('A stream of server-sent events, open until the key is revoked or the client leaves.', {
+  audit: 'AuditEntry',
+  reset: 'AuditResetEvent',
+});
 
 export interface OpenApiOptions {
   hosts: Record<Region, string>;
@@ -422,6 +461,7 @@ export function buildOpenApi(options: OpenApiOptions): Record<string, unknown> {
           '404': response('NotFound'),
           '409': response('PatchConflict'),
           '412': response('PreconditionFailed'),
+          '428': response('PreconditionRequired'),
           '408': response('RequestTimeout'),
           '413': response('PayloadTooLarge'),
           '415': response('UnsupportedMediaType'),
@@ -440,6 +480,7 @@ export function buildOpenApi(options: OpenApiOptions): Record<string, unknown> {
           '200': { description: 'Deleted.', headers: RATE_HEADERS, content: json(ref('SiloDeleted')) },
           '404': response('NotFound'),
           '412': response('PreconditionFailed'),
+          '428': response('PreconditionRequired'),
           '422': response('ValidationFailed'),
           ...preconditionRequired,
           ...MANAGE_ERRORS,
@@ -491,6 +532,7 @@ export function buildOpenApi(options: OpenApiOptions): Record<string, unknown> {
           },
           '404': response('NotFound'),
           '412': response('PreconditionFailed'),
+          '428': response('PreconditionRequired'),
           '422': response('ValidationFailed'),
           ...preconditionRequired,
           ...MANAGE_ERRORS,
@@ -554,7 +596,7 @@ export function buildOpenApi(options: OpenApiOptions): Record<string, unknown> {
         security: accessKey,
         parameters: [dataUuidParam, ...EVENT_PARAMS],
         responses: {
-          '200': EVENT_STREAM,
+          '200': SILO_STREAM,
           '401': response('Unauthorized'),
           '404': response('NotFound'),
           '422': response('ValidationFailed'),
@@ -573,7 +615,7 @@ export function buildOpenApi(options: OpenApiOptions): Record<string, unknown> {
         security: [],
         parameters: [dataUuidParam, ...EVENT_PARAMS],
         responses: {
-          '200': EVENT_STREAM,
+          '200': SILO_STREAM,
           '404': response('NotFound'),
           '422': response('ValidationFailed'),
           '429': response('TooManyRequests'),
@@ -591,7 +633,7 @@ export function buildOpenApi(options: OpenApiOptions): Record<string, unknown> {
         description:
           'Server-sent events `create`, `update` (a region move too) and `delete`; `data` is the silo\'s metadata fields, `file_uuid` and `version`. No replay (the events carry no id). Ends when the key is revoked (checked every second).',
         security: manageKey,
-        responses: { '200': EVENT_STREAM, ...MANAGE_ERRORS },
+        responses: { '200': ACCOUNT_STREAM, ...MANAGE_ERRORS },
       },
     },
     '/api/v1/manage/webhooks': {
@@ -672,7 +714,7 @@ export function buildOpenApi(options: OpenApiOptions): Record<string, unknown> {
       },
     },
     '/api/v1/manage/audit': auditPathItem(manageKey, MANAGE_ERRORS, RATE_HEADERS),
-    '/api/v1/manage/audit/events': auditFeedPathItem(manageKey, MANAGE_ERRORS, { ...EVENT_STREAM, description: 'A stream of server-sent events, open until the key is revoked or the client leaves.' }),
+    '/api/v1/manage/audit/events': auditFeedPathItem(manageKey, MANAGE_ERRORS, AUDIT_STREAM),
     // `/` is Silo's only when it answers every path itself (notFound: 'json'; see http/root.ts).
     ...(options.notFound === 'json'
       ? {
@@ -698,7 +740,13 @@ export function buildOpenApi(options: OpenApiOptions): Record<string, unknown> {
         operationId: 'openapi',
         summary: 'This document',
         security: [],
-        responses: { '200': { description: 'OpenAPI 3.1.', content: json({ type: 'object', additionalProperties: true }) } },
+        responses: {
+          '200': {
+            description: 'OpenAPI 3.1, to any origin.',
+            headers: { 'Access-Control-Allow-Origin': { description: '`*`: any page may read this document.', schema: { type: 'string', const: '*' } } },
+            content: json({ type: 'object', additionalProperties: true }),
+          },
+        },
       },
     },
   };
@@ -707,29 +755,37 @@ export function buildOpenApi(options: OpenApiOptions): Record<string, unknown> {
     NotModified: { description: 'The If-None-Match ETag is current: no body.', headers: ETAG_HEADERS },
     ...(options.publicQueries
       ? {}
-      : { BadRequest: { description: 'Parameters on the public address (they need the private address).', content: json(ref('HTTPError')) } }),
-    Unauthorized: { description: 'Missing or invalid key (never says whether a silo exists).', content: json(ref('HTTPError')) },
+      : { BadRequest: { description: 'Parameters on the public address (they need the private address).', headers: RATE_HEADERS, content: json(ref('HTTPError')) } }),
+    Unauthorized: { description: 'Missing or invalid key (never says whether a silo exists).', headers: RATE_HEADERS, content: json(ref('HTTPError')) },
     NotFound: {
       description: 'No such silo for this caller on this host (also when it belongs to another account, is private at /public, or lives in another region).',
+      headers: RATE_HEADERS,
       content: json(ref('HTTPError')),
     },
-    PreconditionFailed: { description: 'If-Match names a version that is no longer current.', content: json(ref('HTTPError')) },
+    PreconditionFailed: { description: 'If-Match names a version that is no longer current.', headers: RATE_HEADERS, content: json(ref('HTTPError')) },
+    PreconditionRequired: {
+      description: 'No If-Match, where the operator requires one (koa-silo `requireIfMatch`; off by default): send the ETag of the version this write is based on.',
+      headers: RATE_HEADERS,
+      content: json(ref('HTTPError')),
+    },
     PatchConflict: {
       description: 'The patch cannot apply to the current document (a failed test, a missing path, an index out of range): nothing changed.',
+      headers: RATE_HEADERS,
       content: json(ref('HTTPError')),
     },
-    PayloadTooLarge: { description: "Over the plan's size limit; the detail states the limit.", content: json(ref('HTTPError')) },
+    PayloadTooLarge: { description: "Over the plan's size limit; the detail states the limit.", headers: RATE_HEADERS, content: json(ref('HTTPError')) },
     RequestTimeout: {
       description: "The body arrived slower than the server's minimum rate (silo serve: `SILO_MIN_BODY_RATE`, 1000 bytes/s over 10 s); the connection is closed after the answer.",
       content: json(ref('HTTPError')),
     },
     UnsupportedMediaType: {
       description: 'A compressed (Content-Encoding) body. (The Content-Type is never refused: the body is read as JSON whatever it says.)',
+      headers: RATE_HEADERS,
       content: json(ref('HTTPError')),
     },
-    ValidationFailed: { description: 'Every problem found, with where it is.', content: json(ref('HTTPValidationError')) },
+    ValidationFailed: { description: 'Every problem found, with where it is.', headers: RATE_HEADERS, content: json(ref('HTTPValidationError')) },
     ...(options.requireIfMatch
-      ? { PreconditionRequired: { description: 'This server requires If-Match on PATCH, DELETE and restore.', content: json(ref('HTTPError')) } }
+      ? { PreconditionRequired: { description: 'This server requires If-Match on PATCH, DELETE and restore.', headers: RATE_HEADERS, content: json(ref('HTTPError')) } }
       : {}),
     TooManyRequests: {
       description: 'Over the rate limit of the plan (or, on an event address, over the open streams a client may hold).',

@@ -19,7 +19,7 @@ const page = {
   // Past it, integerParam's number is no longer exact: a 422 naming the bound, not a page rounded.
   maximum: Number.MAX_SAFE_INTEGER,
   default: 1,
-  description: 'The page to show, 1-based. A page past the end gives `"silos": []` with the true total.',
+  description: 'The page to show, 1-based. A page past the end is an empty page with the true total.',
 } as const;
 
 /** `page`, `page_no` and `per_page`: canonical integers (integerParam). */
@@ -28,7 +28,7 @@ export const listQuery = {
   properties: {
     page,
     page_no: { ...page, description: 'Another name for `page` (`page` wins when both are sent).' },
-    per_page: { type: 'integer', minimum: 1, maximum: 100, default: 25, description: 'Silos per page, 1 to 100.' },
+    per_page: { type: 'integer', minimum: 1, maximum: 100, default: 25, description: 'Items per page (silos, versions, entries), 1 to 100.' },
   },
 } as const;
 export type ListQuery = FromSchema<typeof listQuery>;

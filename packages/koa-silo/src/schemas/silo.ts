@@ -221,7 +221,13 @@ export const versionInfo = {
 export const versionList = {
   type: 'object',
   properties: {
-    metadata: siloList.properties.metadata,
+    metadata: {
+      ...siloList.properties.metadata,
+      properties: {
+        ...siloList.properties.metadata.properties,
+        total_items: { type: 'integer', minimum: 0, description: 'The number of versions the history keeps.' },
+      },
+    },
     versions: { type: 'array', items: versionInfo, description: 'Newest first. Empty past the last page.' },
   },
   required: ['metadata', 'versions'],

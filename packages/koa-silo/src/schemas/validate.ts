@@ -130,7 +130,8 @@ function toIssue(error: ErrorObject, all: ErrorObject[], source: Source, data: u
       if (p.format === 'uuid') {
         return { loc, msg: 'Input should be a valid UUID: 36 characters, hexadecimal digits in groups 8-4-4-4-12', type: 'uuid_parsing' };
       }
-      return { loc, msg: `Input should be a valid ${String(p.format)}`, type: `${String(p.format)}_parsing` };
+      // Pydantic's names: `datetime_parsing`, not the JSON Schema format's `date-time`.
+      return { loc, msg: `Input should be a valid ${String(p.format)}`, type: `${String(p.format).replace('-', '')}_parsing` };
     case 'minLength':
       return { loc, msg: `String should have at least ${plural(Number(p.limit), 'character')}`, type: 'string_too_short' };
     case 'maxLength':
@@ -147,8 +148,17 @@ function toIssue(error: ErrorObject, all: ErrorObject[], source: Source, data: u
       }
       return { loc, msg: error.message ?? 'Input is not valid', type: 'value_error' };
     }
+    case 'minItems':
+      return { loc, msg: `List should have at least ${plural(Number(p.limit), 'item')}`, type: 'too_short' };
+    case 'maxItems':
+      return { loc, msg: `List should have at most ${plural(Number(p.limit), 'item')}`, type: 'too_long' };
+    case 'uniqueItems':
+      return { loc, msg: `List should not repeat an item: items ${String(p.j)} and ${String(p.i)} are the same`, type: 'value_error' };
+    case 'pattern':
+      return { loc, msg: `String should match pattern '${String(p.pattern)}'`, type: 'string_pattern_mismatch' };
     default:
-      return { loc, msg: error.message ?? 'Input is not valid', type: error.keyword };
+      // A keyword no request schema uses today: the one word for any other rule, not the validator's own.
+      return { loc, msg: 'Input is not valid', type: 'value_error' };
   }
 }
 

@@ -183,6 +183,8 @@ export function createAccountService(storage: SiloStorage, options: AccountServi
       ].filter(Boolean);
       if (left.length > 0) throw new ConflictError(`Account "${name}" still has ${left.join(', ')}: remove them first`);
       await storage.unhookIfIdle(name);
+      // Its audit log goes with it: kept, it would be the log of the next account of that name.
+      await storage.pruneAudit(name, Number.POSITIVE_INFINITY);
       if (!(await storage.removeAccount(name))) throw new NotFoundError('Account not found');
     },
 
@@ -190,9 +192,14 @@ export function createAccountService(storage: SiloStorage, options: AccountServi
       const header = KEY_HEADER[type];
       if (value === undefined || value === '') throw new UnauthorizedError(`${header} header missing`);
       // One message for every other failure: it names the header, never the value, and does not
-      // tell an unknown key from a revoked, expired or wrong-type one.
+      // tell an unknown key from a revoked, expired or wrong-type one (beyond what its prefix says).
       // (Built only when thrown: an error's stack trace is costly, and most keys are valid.)
       const invalid = () => new UnauthorizedError(`Invalid ${type} key in ${header}: unknown, revoked or expired`);
+      const other: KeyType = type === 'manage' ? 'access' : 'manage';
+      // The commonest mix-up, told by the prefix the caller sent (whether that key is valid is not looked up).
+      if (value.startsWith(KEY_PREFIX[other])) {
+        throw new UnauthorizedError(`${header} holds ${other === 'access' ? 'an access' : 'a manage'} key (${KEY_PREFIX[other]}…): it goes in ${KEY_HEADER[other]}; ${header} takes ${type === 'access' ? 'an access' : 'a manage'} key (${KEY_PREFIX[type]}…)`);
+      }
       if (value.length > MAX_KEY_VALUE_LENGTH || !value.startsWith(KEY_PREFIX[type])) throw invalid();
       const hash = hashKeyValue(value);
       const key = await storage.getKeyByHash(hash);

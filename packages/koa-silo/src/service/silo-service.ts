@@ -16,6 +16,10 @@ import { INLINE_CHARS } from '../limits/inline-work.js';
 
 import { canonicalUuid, newSiloUuid } from './silo-ids.js';
 import type { SiloService } from './types.js';
+import { checkCreateBody, checkUpdateBody } from '../schemas/silo-checks.js';
+
+/** A stand-in for file_data whose text was checked already, so that the schemas check the other fields. */
+const CHECKED_DATA = {};
 
 /**
  * Where a patch is applied to the stored text it has loaded (under the silo's lock): inline by
@@ -61,6 +65,10 @@ const WRITE_ATTEMPTS = 5;
 
 
 /** What a write of `next` over `current` tells the change feed and webhooks, known before its commit. */
+function unchanged(current: SiloHead, next: NextVersion): boolean {
+  return next.data === undefined && next.file_name === current.file_name && next.region_name === current.region_name && next.is_public === current.is_public;
+}
+
 function writeEvent(current: SiloHead, next: NextVersion): SiloEvent {
   const moving = next.region_name !== current.region_name;
   return {
@@ -163,10 +171,14 @@ export function createSiloService(storage: SiloStorage, options: SiloServiceOpti
     return { text, size };
   }
 
-  /** The data of `head`'s version (or a newer one when history lost it), checked by `readable`. */
-  async function load(head: SiloHead): Promise<SiloDataRecord> {
+  /**
+   * The data of `head`'s version, or of a newer one when history lost it meanwhile, which must
+   * pass `readable` again: a public read racing a write that made the silo private (or moved it)
+   * must not get the new version's data.
+   */
+  async function load(head: SiloHead, readable?: (found: SiloHead) => boolean): Promise<SiloDataRecord> {
     const found = await storage.readData(head);
-    if (!found) throw new NotFoundError();
+    if (!found || (found.head !== head && readable && !readable(found.head))) throw new NotFoundError();
     return { record: recordOf(found.head), text: found.text };
   }
 
@@ -212,6 +224,9 @@ export function createSiloService(storage: SiloStorage, options: SiloServiceOpti
       let text: string | undefined;
       const currentText = async () => (text ??= (await load(current)).text);
       const planned = await change(current, currentText);
+      // A write that changes nothing (an empty patch, the fields as they are) is no new version:
+      // no history entry, audit entry, event or webhook, and the ETag stays (caches stay valid).
+      if (unchanged(current, planned.next)) return textBack ? { record: recordOf(current), text: await currentText() } : { record: recordOf(current) };
       const event = writeEvent(current, planned.next);
       // The entry's time is the clock's (entries of every kind list in one order), not updated_at (kept growing per silo).
       const time = isoTime(now());
@@ -249,13 +264,20 @@ export function createSiloService(storage: SiloStorage, options: SiloServiceOpti
   async function openData(region: Region, uuid: string, account: string | undefined): Promise<SiloHandle> {
     const id = canonicalUuid(uuid);
     if (id === undefined) throw new NotFoundError();
+    const readable = (h: SiloHead) => h.region_name === region && (account !== undefined || h.is_public);
     const head = await storage.getHead(id, account);
-    const readable = head !== undefined && head.region_name === region && (account !== undefined || head.is_public);
-    if (!readable) throw new NotFoundError();
-    return { record: recordOf(head), load: () => load(head) };
+    if (head === undefined || !readable(head)) throw new NotFoundError();
+    return { record: recordOf(head), load: () => load(head, readable) };
   }
 
+  /** `text`: file_data's JSON, checked already (the HTTP layer's body check); the other fields are checked here. */
   async function createText(account: string, input: SiloFields, text: string, by: AuditSource = programmatic): Promise<SiloRecord> {
+    checkCreateBody({ ...input, file_data: CHECKED_DATA }, 'body');
+    return createChecked(account, input, text, by);
+  }
+
+  /** A create whose fields and data were checked. */
+  async function createChecked(account: string, input: SiloFields, text: string, by: AuditSource = programmatic): Promise<SiloRecord> {
     const { size } = sized(text, await limits(account));
     const at = isoTime(now());
     const silo: NewSilo = {
@@ -274,7 +296,21 @@ export function createSiloService(storage: SiloStorage, options: SiloServiceOpti
     return recordOf(head);
   }
 
+  /** `text`: file_data's JSON when given, checked already; the other fields are checked here. */
   async function updateText(
+    account: string,
+    uuid: string,
+    input: Partial<SiloFields>,
+    text: string | undefined,
+    ifMatch?: IfMatch,
+    by?: AuditSource,
+  ): Promise<SiloDataRecord> {
+    checkUpdateBody(text === undefined ? input : { ...input, file_data: CHECKED_DATA }, 'body');
+    return updateChecked(account, uuid, input, text, ifMatch, by);
+  }
+
+  /** An update whose fields and data were checked. */
+  async function updateChecked(
     account: string,
     uuid: string,
     input: Partial<SiloFields>,
@@ -343,8 +379,10 @@ export function createSiloService(storage: SiloStorage, options: SiloServiceOpti
   }
 
   return {
-    create(account: string, input: CreateSiloInput, by?: AuditSource): Promise<SiloRecord> {
-      return createText(account, input, JSON.stringify(input.file_data), by);
+    // The value forms are the programmatic API's: what a script gives is checked as a request's body is.
+    async create(account: string, input: CreateSiloInput, by?: AuditSource): Promise<SiloRecord> {
+      checkCreateBody(input, 'body');
+      return createChecked(account, input, JSON.stringify(input.file_data), by);
     },
 
     createText,
@@ -367,9 +405,10 @@ export function createSiloService(storage: SiloStorage, options: SiloServiceOpti
       return (await open(account, uuid)).load();
     },
 
-    update(account: string, uuid: string, input: UpdateSiloInput, ifMatch?: IfMatch, by?: AuditSource): Promise<SiloDataRecord> {
+    async update(account: string, uuid: string, input: UpdateSiloInput, ifMatch?: IfMatch, by?: AuditSource): Promise<SiloDataRecord> {
+      checkUpdateBody(input, 'body');
       const text = input.file_data === undefined ? undefined : JSON.stringify(input.file_data);
-      return updateText(account, uuid, input, text, ifMatch, by);
+      return updateChecked(account, uuid, input, text, ifMatch, by);
     },
 
     updateText,

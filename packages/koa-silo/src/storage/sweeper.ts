@@ -37,7 +37,8 @@ export function runPeriodically(
     try {
       await task();
     } catch (error) {
-      logger.error(failure, error);
+      // A run still under way when its owner stopped it fails as the storage closes: no fault.
+      if (!stopped) logger.error(failure, error);
     } finally {
       running = false;
     }

@@ -10,10 +10,11 @@
  * Each check says what is wrong, or undefined when the record is fine.
  */
 import { resolveOptions, type SiloOptions } from '../options.js';
-import { type Account, MAX_KEY_SILOS, type Plan, planNamed, type StoredUser, type StoredWebhook, type ValidationIssue } from '../model/index.js';
+import { type Account, MAX_HISTORY_VERSIONS, MAX_KEY_SILOS, type Plan, planNamed, type StoredUser, type StoredWebhook, type ValidationIssue } from '../model/index.js';
 import { accountNameProblem, keyNameProblem, userNameProblem } from '../schemas/names.js';
-import { createSiloBody, timestamp, type CreateSiloBody } from '../schemas/silo.js';
-import { isPlainObject, validator } from '../schemas/validate.js';
+import { timestamp } from '../schemas/silo.js';
+import { checkCreateBody } from '../schemas/silo-checks.js';
+import { validator } from '../schemas/validate.js';
 import { canonicalUuid } from '../service/silo-ids.js';
 import type { ImportedSilo, ImportedVersion, StoredKey } from '../storage/index.js';
 import { webhookUrlProblem } from '../webhooks/address-guard.js';
@@ -32,8 +33,6 @@ export interface RecordRules {
 /** The rules of a server run with `options` (its plans and its JSON depth bound). */
 export type RecordRuleOptions = Pick<SiloOptions, 'plans' | 'maxJsonDepth'>;
 
-/** A create body: what the API checks file_name, file_data, region_name and is_public against. */
-const checkFields = validator<CreateSiloBody>(createSiloBody, { file_data: isPlainObject });
 const checkTime = validator<string>(timestamp);
 
 /** Webhook ids as the service makes them (`wh_` and base64url): they are path segments. */
@@ -80,7 +79,7 @@ function deeperThan(value: unknown, limit: number): boolean {
 /** The four fields of a silo or version as the API's create body checks them (file_data apart). */
 function fieldsProblem(fields: Pick<ImportedSilo, 'file_name' | 'region_name' | 'is_public'>, data: unknown): string | undefined {
   const { file_name, region_name, is_public } = fields;
-  return firstIssue(checkFields.issues({ file_name, region_name, is_public, file_data: data }, 'body'));
+  return firstIssue(checkCreateBody.issues({ file_name, region_name, is_public, file_data: data }, 'body'));
 }
 
 export function recordRules(options: RecordRuleOptions = {}): RecordRules {
@@ -137,6 +136,9 @@ export function recordRules(options: RecordRuleOptions = {}): RecordRules {
       const badTime = timeProblem('created_at', silo.created_at) ?? timeProblem('updated_at', silo.updated_at);
       if (badTime) return badTime;
       if (Date.parse(silo.updated_at) < Date.parse(silo.created_at)) return 'updated_at is before created_at';
+      // An import holds a silo's history in memory until it is whole: no more than a store can keep.
+      const kept = silo.version - silo.oldest + 1;
+      if (kept > MAX_HISTORY_VERSIONS) return `it keeps ${kept} versions (${silo.oldest} to ${silo.version}), more than any Silo store keeps (${MAX_HISTORY_VERSIONS})`;
       return fieldsProblem(silo, {});
     },
 

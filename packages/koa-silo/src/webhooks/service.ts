@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { type AuditActor, auditEntryOf, type AuditSource, type Clock, type DeliveryAttempt, PROGRAM_ACTOR, isoTime, NotFoundError, type PendingDelivery, type SiloEvent, type StoredWebhook, systemClock, ValidationError, type ValidationIssue, type WebhookEventType, type WebhookInfo } from '../model/index.js';
 import { foreignSilos } from '../service/foreign-silos.js';
 import type { SiloStorage } from '../storage/index.js';
-import { bareHostname, BlockedAddressError, REFUSED_RULE, resolveDeliveryAddress, webhookUrlProblem, type GuardOptions } from './address-guard.js';
+import { bareHostname, BlockedAddressError, REFUSED_RULE, resolveDeliveryAddress, webhookUrlProblem, type GuardOptions, type LookupFn } from './address-guard.js';
 import { newMessageId, newWebhookSecret } from './signature.js';
 
 export interface CreateWebhookInput {
@@ -22,6 +22,8 @@ export interface WebhookService {
    * answer holds the secret, this once.
    */
   create(account: string, input: CreateWebhookInput, by?: AuditSource): Promise<WebhookInfo & { secret: string }>;
+  /** The 422 issue of a URL refused as written (scheme, credentials, a literal private address), if any; no DNS. */
+  urlIssue(url: string): ValidationIssue | undefined;
   list(account: string): Promise<WebhookInfo[]>;
   /** One webhook (never its secret); 404 when the account has no such webhook. */
   get(account: string, id: string): Promise<WebhookInfo>;
@@ -40,6 +42,8 @@ export interface WebhookService {
 /** `allowPrivate`: private and loopback addresses allowed (SILO_WEBHOOK_ALLOW_PRIVATE). */
 export interface WebhookServiceOptions extends GuardOptions {
   maxPerAccount: number;
+  /** How a create's check resolves a URL's name (default: the system's resolver). */
+  lookup?: LookupFn;
   now?: Clock;
   /** Who a change without an AuditSource acts as in the audit log. Default: the programmatic API's actor. */
   actor?: AuditActor;
@@ -65,20 +69,25 @@ const TYPE_OF: Record<SiloEvent['type'], WebhookEventType> = {
  * Why a URL whose host resolves to a refused address is refused now (delivery checks again). A
  * name that does not resolve today is let through: it may tomorrow, and delivery will check it.
  */
-async function resolvedProblem(url: string, guard: GuardOptions): Promise<string | undefined> {
+async function resolvedProblem(url: string, guard: GuardOptions & { lookup?: LookupFn }): Promise<string | undefined> {
   if (guard.allowPrivate) return undefined;
   let timer: NodeJS.Timeout | undefined;
   // A resolver that does not answer does not hold the request: delivery checks again anyway.
   const slow = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), CREATE_DNS_MS)));
   const checked = resolveDeliveryAddress(bareHostname(new URL(url).hostname), guard).then(
     () => undefined,
-    (error: unknown) => (error instanceof BlockedAddressError ? `${error.message}${REFUSED_RULE}` : undefined),
+    // Not the address itself, nor its kind: a client would learn what names resolve to inside the network.
+    (error: unknown) => (error instanceof BlockedAddressError ? `${error.hostname} resolves to an address webhooks may not reach${REFUSED_RULE}` : undefined),
   );
   try {
     return await Promise.race([checked, slow]);
   } finally {
     clearTimeout(timer);
   }
+}
+
+function urlRefused(problem: string): ValidationIssue {
+  return { loc: ['body', 'url'], msg: problem, type: 'url_refused' };
 }
 
 function infoOf(hook: StoredWebhook): WebhookInfo {
@@ -109,13 +118,18 @@ export function createWebhookService(storage: SiloStorage, options: WebhookServi
   }
 
   return {
+    urlIssue(url) {
+      const problem = webhookUrlProblem(url, options);
+      return problem === undefined ? undefined : urlRefused(problem);
+    },
+
     async create(account, input, by = programmatic) {
       const silos = input.silos?.map((uuid) => uuid.toLowerCase());
       const [problem, foreign] = await Promise.all([
         webhookUrlProblem(input.url, options) ?? resolvedProblem(input.url, options),
         foreignSilos(storage, account, silos ?? []),
       ]);
-      const issues: ValidationIssue[] = problem ? [{ loc: ['body', 'url'], msg: problem, type: 'url_refused' }, ...foreign] : foreign;
+      const issues: ValidationIssue[] = problem ? [urlRefused(problem), ...foreign] : foreign;
       if (issues.length > 0) throw new ValidationError(issues);
       const hook: StoredWebhook = {
         id: `wh_${randomBytes(12).toString('base64url')}`,

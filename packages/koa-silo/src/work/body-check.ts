@@ -7,11 +7,8 @@
 import { ValidationError, type ValidationIssue } from '../model/index.js';
 import { compactJson, memberSpan } from './json-member.js';
 import { checkJsonPatch } from '../patch/index.js';
-import { BODY_FIELDS, createSiloBody, updateSiloBody, type CreateSiloBody, type UpdateSiloBody } from '../schemas/silo.js';
-import { isPlainObject, validator } from '../schemas/validate.js';
-
-const checkCreate = validator<CreateSiloBody>(createSiloBody, { file_data: isPlainObject });
-const checkUpdate = validator<UpdateSiloBody>(updateSiloBody, { file_data: isPlainObject });
+import { BODY_FIELDS } from '../schemas/silo.js';
+import { checkCreateBody, checkUpdateBody } from '../schemas/silo-checks.js';
 
 /** What a body is: a create or update body (contract §4), or a patch document (§10). */
 export type BodyShape = 'create' | 'update' | 'merge-patch' | 'json-patch';
@@ -38,7 +35,7 @@ export function checkBody(shape: BodyShape, text: string, maxDepth: number, maxO
   const value = parseBodyJson(text, maxDepth);
   if (shape === 'merge-patch') return { issues: [], fields: {} };
   if (shape === 'json-patch') return { issues: checkJsonPatch(value, maxOperations).detail, fields: {} };
-  const issues = (shape === 'create' ? checkCreate : checkUpdate).issues(value, 'body');
+  const issues = (shape === 'create' ? checkCreateBody : checkUpdateBody).issues(value, 'body');
   if (issues.length > 0) return { issues: shape === 'update' && Array.isArray(value) ? patchHint(issues) : issues, fields: {} };
   const body = value as Record<string, unknown>;
   const fields: Record<string, unknown> = {};

@@ -21,6 +21,7 @@ import { fromFailure } from './failure.js';
 import type { Task, TaskResult } from './tasks.js';
 import { codeDigest } from './code-changed.js';
 import type { ReplyMessage, TaskMessage, WorkerData, WorkerSettings } from './worker.js';
+import { toWire } from './wire.js';
 
 export interface PoolOptions {
   workers: number;
@@ -145,7 +146,7 @@ class Lane {
     this.running = job;
     this.startedAt = performance.now();
     job.prepare().then(
-      ({ task, release }) => {
+      async ({ task, release }) => {
         // Given back once the task has run (or failed): its worker has its own copy by then.
         const settle = { resolve: job.resolve, reject: job.reject };
         job.resolve = (value) => (release(), settle.resolve(value));
@@ -155,7 +156,16 @@ class Lane {
         job.timer = setTimeout(() => {
           this.lose(new WorkFailedError(`The request's work took longer than ${this.options.deadlineMs} ms and was stopped`));
         }, this.options.deadlineMs);
-        worker.postMessage({ id: job.id, task } satisfies TaskMessage);
+        // Its text moved as bytes, encoded in turns: a string would be copied in one piece here.
+        let wire: Awaited<ReturnType<typeof toWire>>;
+        try {
+          wire = await toWire(task);
+        } catch (error) {
+          if (this.running === job) this.lose(error instanceof Error ? error : new Error(String(error)));
+          return;
+        }
+        if (this.running !== job || this.worker !== worker) return; // lost or closed meanwhile: settled there
+        worker.postMessage({ id: job.id, task: wire.task } satisfies TaskMessage, wire.transfer);
       },
       (error: unknown) => {
         if (this.running === job) this.running = undefined;

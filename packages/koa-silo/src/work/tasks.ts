@@ -8,7 +8,7 @@
  * byte budget, charged by heap-estimate.ts), so repeated queries of a large silo parse it once;
  * the pool sends a silo's work to the same worker.
  */
-import { compile, parseJson, toJSON, type CompiledQuery } from 'silo-query';
+import { compile, parseJson, type CompiledQuery } from 'silo-query';
 import { type Region, SiloError, type SiloPatch } from '../model/index.js';
 import { estimateParsedBytes } from '../limits/heap-estimate.js';
 import { BoundedMap } from '../limits/bounded-map.js';
@@ -100,10 +100,9 @@ export class TaskRunner {
       if (task.text === undefined) return { miss: true };
       value = this.parse(task.uuid, task.etag, task.text);
     }
-    const result = this.compiledQuery(task.search).run(value);
-    const text = toJSON(result.value) ?? 'null';
+    const result = this.compiledQuery(task.search).json(value);
     // Its own ArrayBuffer (never a slice of Buffer's shared pool), so it can be moved.
-    const bytes = encoder.encode(text);
+    const bytes = encoder.encode(result.text);
     return result.total === undefined ? { bytes } : { bytes, total: result.total };
   }
 

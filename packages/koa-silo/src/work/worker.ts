@@ -7,7 +7,8 @@ import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { codeDigest } from './code-changed.js';
 import { toFailure } from './failure.js';
-import { TaskRunner, type Task } from './tasks.js';
+import { TaskRunner } from './tasks.js';
+import { fromWire, type WireTask } from './wire.js';
 import { withoutSpannedText, type CheckedBody } from './body-check.js';
 
 export interface WorkerSettings {
@@ -20,7 +21,7 @@ export type WorkerData = WorkerSettings & { code: string };
 
 export interface TaskMessage {
   id: number;
-  task: Task;
+  task: WireTask;
 }
 
 export type ReplyMessage = { id: number; result: unknown } | { id: number; failure: ReturnType<typeof toFailure> };
@@ -61,8 +62,9 @@ const CODE_CHANGED = {
   headers: { 'Retry-After': '30' },
 };
 
-port.on('message', ({ id, task }: TaskMessage) => {
+port.on('message', ({ id, task: wire }: TaskMessage) => {
   if (codeChanged) return port.postMessage({ id, failure: CODE_CHANGED } satisfies ReplyMessage);
+  const task = fromWire(wire);
   runner.run(task).then(
     (done) => {
       // A checked body's data goes back as where it lies in the body, which the main thread has.

@@ -175,8 +175,16 @@ export class OpenApiChecker {
     }
   }
 
-  /** Headers the response documents with a schema: when sent, they must match it (integers as integers). */
+  /**
+   * Headers the response documents with a schema: when sent, they must match it (integers as
+   * integers). Silo's own headers, when sent, must be documented for this status (a client
+   * generated from the document reads only those).
+   */
   private checkHeaders(where: string, response: Json, headers: Record<string, unknown>): void {
+    const documented = new Set(Object.keys((response.headers ?? {}) as Json).map((name) => name.toLowerCase()));
+    for (const name of SILO_HEADERS) {
+      if (headers[name] !== undefined && !documented.has(name)) throw new Error(`${where}: sends ${name}, which the document does not declare for this answer`);
+    }
     for (const [name, raw] of Object.entries((response.headers ?? {}) as Json)) {
       const value = headers[name.toLowerCase()];
       if (value === undefined) continue;
@@ -188,6 +196,9 @@ export class OpenApiChecker {
     }
   }
 }
+
+/** Headers Silo sets itself (not Koa's or Node's). */
+const SILO_HEADERS = ['ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset', 'retry-after', 'etag', 'x-total-count', 'preference-applied', 'location'];
 
 const OPERATION_METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);
 const HTTP_ERROR = { content: { 'application/json': { schema: { $ref: '#/components/schemas/HTTPError' } } } };

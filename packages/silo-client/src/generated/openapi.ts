@@ -786,7 +786,7 @@ export interface components {
         };
         VersionList: {
             metadata: {
-                /** @description The number of the caller's silos. */
+                /** @description The number of versions the history keeps. */
                 total_items: number;
                 per_page: number;
                 page_no: number;
@@ -941,6 +941,64 @@ export interface components {
             };
             entries: components["schemas"]["AuditEntry"][];
         };
+        /** @description The silo's metadata after the write (`update`; on the account's feed also `create` and `delete`), with `file_data` when the stream was opened with `?data=1`. */
+        SiloChangeEvent: {
+            /** @description A human-readable label, 1 to 255 characters. It has no effect on behaviour. */
+            file_name: string;
+            file_uuid: components["schemas"]["FileUuid"];
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC.
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC.
+             */
+            updated_at: string;
+            /** @description true: readable by anyone at /public/<file_uuid>; false: readable with an access key only. */
+            is_public: boolean;
+            /**
+             * @description The region that stores the silo; its data is served only on that region's host.
+             * @enum {string}
+             */
+            region_name: "api" | "sg-01-api" | "usc-01-api";
+            /** @description The version of the silo: 1 at create, one more on every successful write (update, patch, restore). */
+            version: number;
+            file_data?: components["schemas"]["FileData"];
+        };
+        /** @description `delete` on a silo's feed: the silo is gone; the stream ends. */
+        SiloDeleteEvent: {
+            file_uuid: components["schemas"]["FileUuid"];
+            /** @description The version of the silo: 1 at create, one more on every successful write (update, patch, restore). */
+            version: number;
+        };
+        /** @description `move` on a silo's feed: the silo now answers on the host of `region_name`; the stream ends. */
+        SiloMoveEvent: {
+            file_uuid: components["schemas"]["FileUuid"];
+            /**
+             * @description The region that stores the silo; its data is served only on that region's host.
+             * @enum {string}
+             */
+            region_name: "api" | "sg-01-api" | "usc-01-api";
+            /** @description The version of the silo: 1 at create, one more on every successful write (update, patch, restore). */
+            version: number;
+        };
+        /** @description `reset`: history no longer holds every version after `Last-Event-ID`; `version` is the current one (read the silo again). */
+        FeedResetEvent: {
+            file_uuid: components["schemas"]["FileUuid"];
+            /** @description The version of the silo: 1 at create, one more on every successful write (update, patch, restore). */
+            version: number;
+        };
+        /** @description `reset` on the audit feed: more entries were missed than it replays; list the log from `since` to catch up. */
+        AuditResetEvent: {
+            detail: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC.
+             */
+            since: string;
+        };
         /** @description Every error that is not a validation error. */
         HTTPError: {
             detail: string;
@@ -954,7 +1012,7 @@ export interface components {
             loc: (string | number)[];
             /** @description A human-readable message. */
             msg: string;
-            /** @description A stable machine word: missing, string_type, bool_type, int_parsing, dict_type, list_type, model_attributes_type, enum, uuid_parsing, json_invalid, json_too_deep, too_long, string_too_short, greater_than_equal, less_than_equal, or a query word of silo-query. */
+            /** @description A stable machine word: missing, string_type, bool_type, int_parsing, dict_type, list_type, model_attributes_type, enum, uuid_parsing, json_invalid, json_too_deep, too_long, too_short, string_too_short, string_pattern_mismatch, greater_than_equal, less_than_equal, value_error, or a query word of silo-query. */
             type: string;
             /** @description The numbers behind some types: the limit a value went over (`max_length`, `max_span`, `le`), where in a filter (`position`), how many more problems (`more`). */
             ctx?: {
@@ -977,6 +1035,9 @@ export interface components {
         /** @description Parameters on the public address (they need the private address). */
         BadRequest: {
             headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                 [name: string]: unknown;
             };
             content: {
@@ -986,6 +1047,9 @@ export interface components {
         /** @description Missing or invalid key (never says whether a silo exists). */
         Unauthorized: {
             headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                 [name: string]: unknown;
             };
             content: {
@@ -995,6 +1059,9 @@ export interface components {
         /** @description No such silo for this caller on this host (also when it belongs to another account, is private at /public, or lives in another region). */
         NotFound: {
             headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                 [name: string]: unknown;
             };
             content: {
@@ -1004,6 +1071,21 @@ export interface components {
         /** @description If-Match names a version that is no longer current. */
         PreconditionFailed: {
             headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["HTTPError"];
+            };
+        };
+        /** @description No If-Match, where the operator requires one (koa-silo `requireIfMatch`; off by default): send the ETag of the version this write is based on. */
+        PreconditionRequired: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                 [name: string]: unknown;
             };
             content: {
@@ -1013,6 +1095,9 @@ export interface components {
         /** @description The patch cannot apply to the current document (a failed test, a missing path, an index out of range): nothing changed. */
         PatchConflict: {
             headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                 [name: string]: unknown;
             };
             content: {
@@ -1022,6 +1107,9 @@ export interface components {
         /** @description Over the plan's size limit; the detail states the limit. */
         PayloadTooLarge: {
             headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                 [name: string]: unknown;
             };
             content: {
@@ -1040,6 +1128,9 @@ export interface components {
         /** @description A compressed (Content-Encoding) body. (The Content-Type is never refused: the body is read as JSON whatever it says.) */
         UnsupportedMediaType: {
             headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                 [name: string]: unknown;
             };
             content: {
@@ -1049,6 +1140,9 @@ export interface components {
         /** @description Every problem found, with where it is. */
         ValidationFailed: {
             headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                 [name: string]: unknown;
             };
             content: {
@@ -1257,11 +1351,11 @@ export interface operations {
     listSilos: {
         parameters: {
             query?: {
-                /** @description The page to show, 1-based. A page past the end gives `"silos": []` with the true total. A canonical integer (`01`, `+1`, `1e0` are a 422 int_parsing; a value out of range a 422 greater_than_equal or less_than_equal). */
+                /** @description The page to show, 1-based. A page past the end is an empty page with the true total. A canonical integer (`01`, `+1`, `1e0` are a 422 int_parsing; a value out of range a 422 greater_than_equal or less_than_equal). */
                 page?: number;
                 /** @description Another name for `page` (`page` wins when both are sent). A canonical integer (`01`, `+1`, `1e0` are a 422 int_parsing; a value out of range a 422 greater_than_equal or less_than_equal). */
                 page_no?: number;
-                /** @description Silos per page, 1 to 100. A canonical integer (`01`, `+1`, `1e0` are a 422 int_parsing; a value out of range a 422 greater_than_equal or less_than_equal). */
+                /** @description Items per page (silos, versions, entries), 1 to 100. A canonical integer (`01`, `+1`, `1e0` are a 422 int_parsing; a value out of range a 422 greater_than_equal or less_than_equal). */
                 per_page?: number;
             };
             header?: never;
@@ -1319,11 +1413,11 @@ export interface operations {
     listSilosHead: {
         parameters: {
             query?: {
-                /** @description The page to show, 1-based. A page past the end gives `"silos": []` with the true total. A canonical integer (`01`, `+1`, `1e0` are a 422 int_parsing; a value out of range a 422 greater_than_equal or less_than_equal). */
+                /** @description The page to show, 1-based. A page past the end is an empty page with the true total. A canonical integer (`01`, `+1`, `1e0` are a 422 int_parsing; a value out of range a 422 greater_than_equal or less_than_equal). */
                 page?: number;
                 /** @description Another name for `page` (`page` wins when both are sent). A canonical integer (`01`, `+1`, `1e0` are a 422 int_parsing; a value out of range a 422 greater_than_equal or less_than_equal). */
                 page_no?: number;
-                /** @description Silos per page, 1 to 100. A canonical integer (`01`, `+1`, `1e0` are a 422 int_parsing; a value out of range a 422 greater_than_equal or less_than_equal). */
+                /** @description Items per page (silos, versions, entries), 1 to 100. A canonical integer (`01`, `+1`, `1e0` are a 422 int_parsing; a value out of range a 422 greater_than_equal or less_than_equal). */
                 per_page?: number;
             };
             header?: never;
@@ -1345,6 +1439,9 @@ export interface operations {
             /** @description Missing or invalid key (never says whether a silo exists). */
             401: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1352,6 +1449,9 @@ export interface operations {
             /** @description Every problem found, with where it is. */
             422: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1489,6 +1589,9 @@ export interface operations {
             /** @description Missing or invalid key (never says whether a silo exists). */
             401: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1496,6 +1599,9 @@ export interface operations {
             /** @description No such silo for this caller on this host (also when it belongs to another account, is private at /public, or lives in another region). */
             404: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1503,6 +1609,9 @@ export interface operations {
             /** @description Every problem found, with where it is. */
             422: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1602,6 +1711,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             412: components["responses"]["PreconditionFailed"];
             422: components["responses"]["ValidationFailed"];
+            428: components["responses"]["PreconditionRequired"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["StorageUnavailable"];
@@ -1676,6 +1786,9 @@ export interface operations {
             /** @description Missing or invalid key (never says whether a silo exists). */
             401: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1683,6 +1796,9 @@ export interface operations {
             /** @description No such silo for this caller on this host (also when it belongs to another account, is private at /public, or lives in another region). */
             404: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1690,6 +1806,9 @@ export interface operations {
             /** @description Every problem found, with where it is. */
             422: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1769,6 +1888,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
+            428: components["responses"]["PreconditionRequired"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["StorageUnavailable"];
@@ -1777,11 +1897,11 @@ export interface operations {
     listVersions: {
         parameters: {
             query?: {
-                /** @description The page to show, 1-based. A page past the end gives `"silos": []` with the true total. A canonical integer (`01`, `+1`, `1e0` are a 422 int_parsing; a value out of range a 422 greater_than_equal or less_than_equal). */
+                /** @description The page to show, 1-based. A page past the end is an empty page with the true total. A canonical integer (`01`, `+1`, `1e0` are a 422 int_parsing; a value out of range a 422 greater_than_equal or less_than_equal). */
                 page?: number;
                 /** @description Another name for `page` (`page` wins when both are sent). A canonical integer (`01`, `+1`, `1e0` are a 422 int_parsing; a value out of range a 422 greater_than_equal or less_than_equal). */
                 page_no?: number;
-                /** @description Silos per page, 1 to 100. A canonical integer (`01`, `+1`, `1e0` are a 422 int_parsing; a value out of range a 422 greater_than_equal or less_than_equal). */
+                /** @description Items per page (silos, versions, entries), 1 to 100. A canonical integer (`01`, `+1`, `1e0` are a 422 int_parsing; a value out of range a 422 greater_than_equal or less_than_equal). */
                 per_page?: number;
             };
             header?: never;
@@ -1846,11 +1966,11 @@ export interface operations {
     listVersionsHead: {
         parameters: {
             query?: {
-                /** @description The page to show, 1-based. A page past the end gives `"silos": []` with the true total. A canonical integer (`01`, `+1`, `1e0` are a 422 int_parsing; a value out of range a 422 greater_than_equal or less_than_equal). */
+                /** @description The page to show, 1-based. A page past the end is an empty page with the true total. A canonical integer (`01`, `+1`, `1e0` are a 422 int_parsing; a value out of range a 422 greater_than_equal or less_than_equal). */
                 page?: number;
                 /** @description Another name for `page` (`page` wins when both are sent). A canonical integer (`01`, `+1`, `1e0` are a 422 int_parsing; a value out of range a 422 greater_than_equal or less_than_equal). */
                 page_no?: number;
-                /** @description Silos per page, 1 to 100. A canonical integer (`01`, `+1`, `1e0` are a 422 int_parsing; a value out of range a 422 greater_than_equal or less_than_equal). */
+                /** @description Items per page (silos, versions, entries), 1 to 100. A canonical integer (`01`, `+1`, `1e0` are a 422 int_parsing; a value out of range a 422 greater_than_equal or less_than_equal). */
                 per_page?: number;
             };
             header?: never;
@@ -1875,6 +1995,9 @@ export interface operations {
             /** @description Missing or invalid key (never says whether a silo exists). */
             401: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1882,6 +2005,9 @@ export interface operations {
             /** @description No such silo for this caller on this host (also when it belongs to another account, is private at /public, or lives in another region). */
             404: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1889,6 +2015,9 @@ export interface operations {
             /** @description Every problem found, with where it is. */
             422: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -2014,6 +2143,9 @@ export interface operations {
             /** @description Missing or invalid key (never says whether a silo exists). */
             401: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -2021,6 +2153,9 @@ export interface operations {
             /** @description No such silo for this caller on this host (also when it belongs to another account, is private at /public, or lives in another region). */
             404: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -2028,6 +2163,9 @@ export interface operations {
             /** @description Every problem found, with where it is. */
             422: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -2097,6 +2235,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             412: components["responses"]["PreconditionFailed"];
             422: components["responses"]["ValidationFailed"];
+            428: components["responses"]["PreconditionRequired"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["StorageUnavailable"];
@@ -2287,6 +2426,9 @@ export interface operations {
             /** @description Missing or invalid key (never says whether a silo exists). */
             401: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -2294,6 +2436,9 @@ export interface operations {
             /** @description No such silo for this caller on this host (also when it belongs to another account, is private at /public, or lives in another region). */
             404: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -2301,6 +2446,9 @@ export interface operations {
             /** @description Every problem found, with where it is. */
             422: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -2441,6 +2589,9 @@ export interface operations {
             /** @description Parameters on the public address (they need the private address). */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -2448,6 +2599,9 @@ export interface operations {
             /** @description No such silo for this caller on this host (also when it belongs to another account, is private at /public, or lives in another region). */
             404: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -2583,6 +2737,9 @@ export interface operations {
             /** @description Missing or invalid key (never says whether a silo exists). */
             401: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -2590,6 +2747,9 @@ export interface operations {
             /** @description No such silo for this caller on this host (also when it belongs to another account, is private at /public, or lives in another region). */
             404: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -2597,6 +2757,9 @@ export interface operations {
             /** @description Every problem found, with where it is. */
             422: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -2731,6 +2894,9 @@ export interface operations {
             /** @description No such silo for this caller on this host (also when it belongs to another account, is private at /public, or lives in another region). */
             404: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -2738,6 +2904,9 @@ export interface operations {
             /** @description Every problem found, with where it is. */
             422: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -2779,7 +2948,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A stream of server-sent events, open until the silo is deleted or moved, the key revoked, or the client leaves. */
+            /** @description A stream of server-sent events, open until the key is revoked or the client leaves. */
             200: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -2833,7 +3002,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A stream of server-sent events, open until the silo is deleted or moved, the key revoked, or the client leaves. */
+            /** @description A stream of server-sent events, open until the key is revoked or the client leaves. */
             200: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -2846,6 +3015,9 @@ export interface operations {
             /** @description Missing or invalid key (never says whether a silo exists). */
             401: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -2993,6 +3165,9 @@ export interface operations {
             /** @description Missing or invalid key (never says whether a silo exists). */
             401: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -3142,6 +3317,9 @@ export interface operations {
             /** @description Missing or invalid key (never says whether a silo exists). */
             401: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -3149,6 +3327,9 @@ export interface operations {
             /** @description No such silo for this caller on this host (also when it belongs to another account, is private at /public, or lives in another region). */
             404: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -3267,6 +3448,9 @@ export interface operations {
             /** @description Missing or invalid key (never says whether a silo exists). */
             401: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -3274,6 +3458,9 @@ export interface operations {
             /** @description No such silo for this caller on this host (also when it belongs to another account, is private at /public, or lives in another region). */
             404: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -3370,7 +3557,7 @@ export interface operations {
     listAudit: {
         parameters: {
             query?: {
-                /** @description The page to show, 1-based. A page past the end gives `"silos": []` with the true total. */
+                /** @description The page to show, 1-based. A page past the end is an empty page with the true total. */
                 page?: number;
                 /** @description Another name for `page` (`page` wins when both are sent). */
                 page_no?: number;
@@ -3438,7 +3625,7 @@ export interface operations {
     listAuditHead: {
         parameters: {
             query?: {
-                /** @description The page to show, 1-based. A page past the end gives `"silos": []` with the true total. */
+                /** @description The page to show, 1-based. A page past the end is an empty page with the true total. */
                 page?: number;
                 /** @description Another name for `page` (`page` wins when both are sent). */
                 page_no?: number;
@@ -3470,6 +3657,9 @@ export interface operations {
             /** @description Missing or invalid key (never says whether a silo exists). */
             401: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -3477,6 +3667,9 @@ export interface operations {
             /** @description Every problem found, with where it is. */
             422: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -3598,6 +3791,9 @@ export interface operations {
             /** @description Missing or invalid key (never says whether a silo exists). */
             401: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -3605,6 +3801,9 @@ export interface operations {
             /** @description Every problem found, with where it is. */
             422: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -3714,9 +3913,11 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description OpenAPI 3.1. */
+            /** @description OpenAPI 3.1, to any origin. */
             200: {
                 headers: {
+                    /** @description `*`: any page may read this document. */
+                    "Access-Control-Allow-Origin"?: "*";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3763,9 +3964,11 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description OpenAPI 3.1. */
+            /** @description OpenAPI 3.1, to any origin. */
             200: {
                 headers: {
+                    /** @description `*`: any page may read this document. */
+                    "Access-Control-Allow-Origin"?: "*";
                     [name: string]: unknown;
                 };
                 content?: never;

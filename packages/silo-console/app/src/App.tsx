@@ -136,9 +136,12 @@ export function App() {
   }, []);
 
   // A new page: its title, and focus on its main region so keyboard and screen reader users start there.
+  // Not when they already have: effects run after paint, and a quick typist (or a password manager)
+  // may be in the sign-in form's first field by then; moving focus would swallow what they type.
   useEffect(() => {
     document.title = `${title(route)} · Silo console`;
-    main.current?.focus({ preventScroll: true });
+    const focused = document.activeElement;
+    if (!main.current?.contains(focused) || focused === main.current) main.current?.focus({ preventScroll: true });
     scrollTo(0, 0);
   }, [route.page, session === null]);
 

@@ -82,3 +82,35 @@ export function useAction(): {
   }, []);
   return { busy, error, fields, run, clear };
 }
+
+/**
+ * While `dirty`: closing or reloading the page asks first (the browser's own question), and so
+ * does following a link within the console (links are `#/...`: leaving by one loses the edit).
+ */
+export function useUnsavedGuard(dirty: boolean, question = 'Leave this page? Your unsaved changes will be lost.'): void {
+  useEffect(() => {
+    if (!dirty) return;
+    const beforeUnload = (e: BeforeUnloadEvent) => {
+      e.preventDefault();
+      e.returnValue = '';
+    };
+    const click = (e: MouseEvent) => {
+      const link = e.target instanceof Element ? e.target.closest('a[href^="#"]') : null;
+      if (link && !confirm(question)) {
+        e.preventDefault();
+        e.stopPropagation();
+      }
+    };
+    addEventListener('beforeunload', beforeUnload);
+    document.addEventListener('click', click, true);
+    return () => {
+      removeEventListener('beforeunload', beforeUnload);
+      document.removeEventListener('click', click, true);
+    };
+  }, [dirty, question]);
+}
+
+/** Focus the element `id` once the page has rendered (where a closed dialog's opener was). */
+export function focusLater(id: string): void {
+  requestAnimationFrame(() => document.getElementById(id)?.focus());
+}

@@ -14,7 +14,8 @@ export function parse(command: string, args: string[], own: Options, positionals
   const options: Options = { ...settingOptions(storageOnly), ...own, help: { type: 'boolean', short: 'h' } };
   let parsed;
   try {
-    parsed = parseArgs({ args, options, allowPositionals: true, strict: true });
+    // allowNegative: `--no-trust-proxy` turns off a boolean setting its variable turned on.
+    parsed = parseArgs({ args, options, allowPositionals: true, strict: true, allowNegative: true });
   } catch (error) {
     const lines = (error as Error).message.split('\n');
     const message = lines[0]!.split('. ')[0]!.replace(/\.$/, '');

@@ -13,10 +13,10 @@ import { commandHelp, SPECS, usageLine } from './spec.js';
 const MAIN_HEAD = `silo: self-hosted JSON hosting
 
 Usage:
-  silo serve [flags]                serve all three regions on PORT
-  silo export [--out FILE]          write the whole storage as JSON lines (stdout)
-  silo import [--in FILE]           load an export (stdin) into empty storage
-  silo migrate --from URL --to URL  copy one store into another, empty one
+  silo serve [flags]                  serve all three regions on PORT
+  silo export [--out FILE]            write the whole storage as JSON lines (stdout)
+  silo import [--in FILE]             load an export (stdin) into empty storage
+  silo migrate [--from URL] --to URL  copy the storage (or --from) into an empty store
   silo help [COMMAND]  |  silo COMMAND --help  |  silo --version
 `;
 
@@ -100,15 +100,17 @@ Options:
   silo import < backup.jsonl
   SILO_STORE_URL=postgres://silo@db.internal/silo silo import --in backup.jsonl
 `,
-  migrate: `Usage: silo migrate --from URL --to URL
+  migrate: `Usage: silo migrate [--from URL] --to URL
 
-Copies the store at --from into the empty store at --to, as silo export piped into silo import
-(in one process, nothing written to disk), with the same checks (SILO_MAX_DATA_BYTES included). URLs as SILO_STORE_URL takes
-them: sqlite://PATH, redis://HOST:PORT/DB, postgres://USER@HOST:PORT/DB. Each URL holds all three
-regions. Stop the servers on --from first; start them on --to once it is done.
+Copies the configured storage (found as silo export finds it, region stores
+SILO_STORE_URL_<REGION> included), or the store at --from, into the empty store at --to, as silo
+export piped into silo import (in one process, nothing written to disk), with the same checks
+(SILO_MAX_DATA_BYTES included). URLs as SILO_STORE_URL takes them: sqlite://PATH,
+redis://HOST:PORT/DB, postgres://USER@HOST:PORT/DB; --from and --to each hold all three regions.
+Stop the servers on the source first; start them on --to once it is done.
 
 Options:
-  --from URL  the store to copy (required)
+  --from URL  the store to copy (default: the configured storage)
   --to URL    the empty store to copy into (required)
   --help      this help
 

@@ -1,6 +1,7 @@
 /** `silo keys create`, `silo keys list` and `silo keys revoke`. */
 import { KEY_HEADER, MANAGE_KEY_DURATIONS, type KeyInfo, type KeyType, type ManageKeyDuration } from 'koa-silo/model';
 import type { Flags } from '../config.js';
+import { DAY_MS, EXPIRY_WARNING_DAYS, inDays } from '../key-expiry.js';
 import { accountMissing, existingAccount } from './accounts.js';
 import { confirmed, list, parseCommand, required } from './args.js';
 import { UsageError } from './errors.js';
@@ -19,23 +20,17 @@ function isDuration(text: string): text is ManageKeyDuration {
   return (MANAGE_KEY_DURATIONS as readonly string[]).includes(text);
 }
 
-const DAY_MS = 86_400_000;
-/** A key that expires within this many days is called out (as the server's log does). */
-export const EXPIRES_SOON_DAYS = 7;
-
 /** A key's expiry for `keys list`: the instant, and how far off it is. */
 export function expiryText(expiresAt: string | null | undefined, now: number): string {
   if (expiresAt === null || expiresAt === undefined) return 'never';
   const left = Date.parse(expiresAt) - now;
   if (left <= 0) return `${expiresAt} (expired)`;
-  if (left < DAY_MS) return `${expiresAt} (in less than a day)`;
-  const days = Math.floor(left / DAY_MS);
-  return `${expiresAt} (in ${days} day${days === 1 ? '' : 's'})`;
+  return `${expiresAt} (${inDays(left)})`;
 }
 
-/** True when the key has expired, or will within EXPIRES_SOON_DAYS. */
+/** True when the key has expired, or will within EXPIRY_WARNING_DAYS. */
 export function expiresSoon(key: Pick<KeyInfo, 'expires_at'>, now: number): boolean {
-  return typeof key.expires_at === 'string' && Date.parse(key.expires_at) - now < EXPIRES_SOON_DAYS * DAY_MS;
+  return typeof key.expires_at === 'string' && Date.parse(key.expires_at) - now < EXPIRY_WARNING_DAYS * DAY_MS;
 }
 
 /** The lines that call out keys expiring soon, with what to do: empty when none does. */
@@ -44,7 +39,7 @@ export function expiryWarnings(keys: KeyInfo[], now: number): string[] {
     .filter((k) => expiresSoon(k, now))
     .map((k) => {
       const left = Date.parse(k.expires_at!) - now;
-      const when = left <= 0 ? 'has expired' : left < DAY_MS ? 'expires in less than a day' : `expires in ${Math.floor(left / DAY_MS)} day${Math.floor(left / DAY_MS) === 1 ? '' : 's'}`;
+      const when = left <= 0 ? 'has expired' : `expires ${inDays(left)}`;
       return `Warning: ${k.type} key ${JSON.stringify(k.name)} ${when} (${k.expires_at}): replace it with silo keys create --account ${k.account} --type ${k.type} --name NAME --duration 90d, then revoke it.`;
     });
 }

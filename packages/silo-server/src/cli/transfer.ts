@@ -69,10 +69,12 @@ export const TRANSFER_COMMANDS: Record<TransferCommand, Command> = {
   async migrate(args, io) {
     const { values } = parse('migrate', args, { from: { type: 'string' }, to: { type: 'string' } }, 0);
     if (values.help) return help('migrate', io);
-    const from = parseStoreUrl(required('migrate', values, 'from', 'the store URL to copy from'), io.cwd);
     const to = parseStoreUrl(required('migrate', values, 'to', 'the empty store URL to copy into'), io.cwd);
-    const { sqliteSynchronous } = loadStorageConfig(io.env, values, io.cwd);
+    const storage = loadStorageConfig(io.env, values, io.cwd);
+    const fromUrl = values.from as string | undefined;
+    if (fromUrl === '') throw new UsageError('silo migrate: --from needs a store URL');
+    const from = fromUrl === undefined ? undefined : parseStoreUrl(fromUrl, io.cwd);
     const plans = loadPlanConfig(io.env, values);
-    return transfer(io, (t, m) => m.runMigrate({ from, to, sqliteSynchronous, plans }, t));
+    return transfer(io, (t, m) => m.runMigrate({ ...(from ? { from } : {}), configured: storage.store, to, sqliteSynchronous: storage.sqliteSynchronous, plans }, t));
   },
 };

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { recordRules } from 'koa-silo';
-import { storeIsMissing, storeLine } from '../command-store.js';
+import { storeIsMissing, storeLine, undoCreation } from '../command-store.js';
 import { plansOf, type PlanConfig } from '../plans.js';
 import type { SqliteSynchronous } from '../sqlite-store.js';
 import { describeLocation, type StoreLocation } from '../stores.js';
@@ -116,37 +116,66 @@ export async function runImport(options: ImportOptions, io: TransferIo): Promise
   }
   const { main } = options.locations;
   const missing = storeIsMissing(main);
+  const undo = missing ? undoCreation(main) : undefined;
   const opened = await openStorage(options.locations, options.sqliteSynchronous);
   io.stderr(`${label}: ${storeLine(main, missing)}\n`);
+  let done = false;
   try {
     const plans = plansOf(options.plans);
     const rules = recordRules({ plans });
     // A version's line holds its data as a JSON string: escaping takes a character at most 6.
     const longestLine = 8 * Math.max(...Object.values(plans).map((plan) => plan.maxDataBytes)) + 1024 * 1024;
-    return await failingAs(() => importLines(opened.storage, readLines(input, longestLine), { rules, progress: progressFor(label, io.stderr, io.terminal), ...(io.signal ? { signal: io.signal } : {}) }));
+    const counts = await failingAs(() => importLines(opened.storage, readLines(input, longestLine), { rules, progress: progressFor(label, io.stderr, io.terminal), ...(io.signal ? { signal: io.signal } : {}) }));
+    done = true;
+    return counts;
   } finally {
     input.destroy();
     await opened.close();
+    // A store this import created and could not fill goes too.
+    if (!done) undo?.();
   }
 }
 
-export async function runMigrate(options: { from: StoreLocation; to: StoreLocation; sqliteSynchronous: SqliteSynchronous; plans: PlanConfig }, io: TransferIo): Promise<Counts> {
+export interface MigrateOptions {
+  /** The store to copy (--from), every region in it; undefined: the configured storage. */
+  from?: StoreLocation;
+  /** The configured storage, region stores included, as silo export reads it. */
+  configured: StorageLocations;
+  to: StoreLocation;
+  sqliteSynchronous: SqliteSynchronous;
+  plans: PlanConfig;
+}
+
+/** `main`, then each region store that is not `main`, as one line names them. */
+function describeLocations(locations: StorageLocations): string {
+  const elsewhere = Object.entries(locations.regions).filter(([, l]) => l.url !== locations.main.url);
+  const regions = elsewhere.map(([region, l]) => `${region} at ${describeLocation(l)}`).join(', ');
+  return `${describeLocation(locations.main)}${regions ? ` (region stores: ${regions})` : ''}`;
+}
+
+export async function runMigrate(options: MigrateOptions, io: TransferIo): Promise<Counts> {
   const label = 'silo migrate';
-  const { from, to } = options;
-  if (from.url === to.url) throw new TransferFailure('--from and --to name the same store');
-  if (storeIsMissing(from)) throw new TransferFailure(`no store at ${describeLocation(from)} (--from): nothing to migrate`);
+  const { to } = options;
+  const from = options.from ? oneStore(options.from) : options.configured;
+  if ([from.main, ...Object.values(from.regions)].some((l) => l.url === to.url)) throw new TransferFailure(`--to names a store that the source uses: ${describeLocation(to)}`);
+  if (storeIsMissing(from.main)) throw new TransferFailure(`no store at ${describeLocation(from.main)}: nothing to migrate`);
   const missing = storeIsMissing(to);
-  const source = await openStorage(oneStore(from), options.sqliteSynchronous);
+  const undo = missing ? undoCreation(to) : undefined;
+  const source = await openStorage(from, options.sqliteSynchronous);
   try {
     const target = await openStorage(oneStore(to), options.sqliteSynchronous);
-    io.stderr(`${label}: from ${describeLocation(from)} to ${describeLocation(to)}${missing ? ' (new and empty: created now)' : ''}\n`);
+    io.stderr(`${label}: from ${describeLocations(from)} to ${describeLocation(to)}${missing ? ' (new and empty: created now)' : ''}\n`);
+    let done = false;
     try {
       // The export half reports nothing: the import half counts the same silos as they land.
       const lines = exportLines(source.storage, silentProgress);
       const rules = recordRules({ plans: plansOf(options.plans) });
-      return await failingAs(() => importLines(target.storage, lines, { rules, progress: progressFor(label, io.stderr, io.terminal), ...(io.signal ? { signal: io.signal } : {}) }));
+      const counts = await failingAs(() => importLines(target.storage, lines, { rules, progress: progressFor(label, io.stderr, io.terminal), ...(io.signal ? { signal: io.signal } : {}) }));
+      done = true;
+      return counts;
     } finally {
       await target.close();
+      if (!done) undo?.();
     }
   } finally {
     await source.close();

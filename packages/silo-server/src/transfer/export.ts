@@ -33,6 +33,11 @@ function range(from: number, to: number): number[] {
   return Array.from({ length: to - from + 1 }, (_, i) => from + i);
 }
 
+/** Whether no write came between two reads of a head (every write gives a new version; a move, a new region). */
+function sameHead(a: SiloHead, b: SiloHead): boolean {
+  return a.version === b.version && a.oldest === b.oldest && a.region_name === b.region_name;
+}
+
 /** The lines of one silo: its head and every kept version with its data, read as one consistent whole. */
 async function readSilo(storage: SiloStorage, first: SiloHead): Promise<SiloLines> {
   let head: SiloHead | undefined = first;
@@ -48,7 +53,15 @@ async function readSilo(storage: SiloStorage, first: SiloHead): Promise<SiloLine
       };
     }
     // A write pruned or moved this history since the head was read: read the silo again.
+    const read = head;
     head = await storage.getHead(head.file_uuid, head.account);
+    if (head && sameHead(head, read)) {
+      // Nothing wrote it meanwhile: what is missing is not in this storage at all.
+      throw new ExportError(
+        `silo ${head.file_uuid} (region ${head.region_name}) has versions or data missing from this storage: ` +
+          'a configuration with region stores (SILO_STORE_URL_<REGION>) is read with those settings (silo export, or silo migrate without --from)',
+      );
+    }
   }
   throw new ExportError(`silo ${first.file_uuid} ${head ? 'kept changing' : 'was deleted'} while it was exported: export a store no server is writing to`);
 }

@@ -144,6 +144,13 @@ async function importInto(storage: SiloStorage, lines: AsyncIterable<string>, op
   const userNames = new Set<string>();
   /** Silos read: a uuid names one silo, whatever its account. */
   const siloIds = new Set<string>();
+  /** What was written of each account: its own import entry says so, and nothing of the others'. */
+  const ofAccount = new Map<string, { silos: number; audit: number }>();
+  const tally = (account: string) => {
+    let counts = ofAccount.get(account);
+    if (!counts) ofAccount.set(account, (counts = { silos: 0, audit: 0 }));
+    return counts;
+  };
   /** Audit entries read and not yet written; the ids read (an id is one entry). */
   let entries: AuditEntry[] = [];
   const entryIds = new Set<string>();
@@ -153,6 +160,7 @@ async function importInto(storage: SiloStorage, lines: AsyncIterable<string>, op
     entries = [];
     await storage.importAudit(batch);
     written.audit += batch.length;
+    for (const entry of batch) tally(entry.account).audit++;
   };
   let phase: Phase = 'header';
   let open: OpenSilo | undefined;
@@ -170,6 +178,7 @@ async function importInto(storage: SiloStorage, lines: AsyncIterable<string>, op
         throw at(line, `silo ${silo.file_uuid} could not be written: ${error instanceof Error ? error.message : String(error)}`);
       }
       written.silos++;
+      tally(silo.account).silos++;
       written.versions += versions.length;
       progress.tick(1);
     });
@@ -320,7 +329,8 @@ async function importInto(storage: SiloStorage, lines: AsyncIterable<string>, op
   // Each account's log says that it was imported, by the `silo` command (contract §19).
   const importedAt = new Date().toISOString();
   for (const account of accounts.keys()) {
-    await storage.appendAudit(auditEntryOf('import', account, { actor: COMMAND_ACTOR, address: null }, importedAt, undefined, `${written.silos} silos, ${written.audit} audit entries`));
+    const mine = tally(account);
+    await storage.appendAudit(auditEntryOf('import', account, { actor: COMMAND_ACTOR, address: null }, importedAt, undefined, `${mine.silos} silos, ${mine.audit} audit entries`));
   }
   progress.done(written);
   return written;

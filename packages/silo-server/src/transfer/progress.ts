@@ -21,7 +21,8 @@ export interface Progress {
 /** Plain progress lines come every this many silos. */
 export const PLAIN_EVERY = 1000;
 
-export const summary = (c: Counts): string => `${c.accounts} accounts, ${c.keys} keys, ${c.silos} silos, ${c.versions} versions, ${c.webhooks} webhooks, ${c.users} users`;
+export const summary = (c: Counts): string =>
+  `${c.accounts} accounts, ${c.keys} keys, ${c.silos} silos, ${c.versions} versions, ${c.webhooks} webhooks, ${c.users} users, ${c.audit} audit entries`;
 
 /** Counts silos done and says so at the end: what both kinds of progress share. */
 function tally(label: string) {

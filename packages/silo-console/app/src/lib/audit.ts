@@ -10,10 +10,14 @@ const FILTERS = ['silo', 'actor', 'since'] as const;
 /** The filters that are set, in a fixed order (empty strings dropped): for the API and the page's address alike. */
 export function filterParams(filter: AuditFilter): [string, string][] {
   return FILTERS.flatMap((name) => {
-    const value = filter[name]?.trim();
+    let value = filter[name]?.trim();
+    // An actor as the table shows it (`console:admin`) is the name after its type: the API filters by name.
+    if (name === 'actor' && value) value = value.replace(ACTOR_TYPE, '');
     return value ? [[name, value] as [string, string]] : [];
   });
 }
+
+const ACTOR_TYPE = /^(manage|console|command|program):/;
 
 /** The query of `GET /api/v1/manage/audit`: a page, and only the filters given. */
 export function auditQuery(page: number, perPage: number, filter: AuditFilter): string {

@@ -17,6 +17,7 @@ export function timeLeft(expiresAt: string | null | undefined, now: number): str
   if (!Number.isFinite(left)) return expiresAt;
   if (left <= 0) return 'expired';
   if (left < DAY_MS) return 'in less than a day';
-  const days = Math.floor(left / DAY_MS);
+  // Rounded up: a key made for 7 days is "in 7 days" for its first day, not "in 6 days".
+  const days = Math.ceil(left / DAY_MS);
   return `in ${days} day${days === 1 ? '' : 's'}`;
 }

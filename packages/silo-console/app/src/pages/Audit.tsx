@@ -134,7 +134,7 @@ function AuditFilters({ filter, errors }: { filter: AuditFilter; errors: Record<
             aria-describedby={describedBy('audit-silo', { hint: true, error: errors['silo'] })}
           />
         </Field>
-        <Field id="audit-actor" label="Actor name" hint="A manage key's name, a console user, or silo (the command)." error={errors['actor']}>
+        <Field id="audit-actor" label="Actor name" hint="A manage key's name, a console user, or silo (the command); as the table shows it (console:admin) too." error={errors['actor']}>
           <input
             id="audit-actor"
             value={actor}

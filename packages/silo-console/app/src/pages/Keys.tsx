@@ -1,7 +1,7 @@
 import { Fragment } from 'preact';
 import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { api } from '../api/endpoints.js';
-import { useAction, useLoad } from '../hooks.js';
+import { focusLater, useAction, useLoad } from '../hooks.js';
 import { expiresSoon, timeLeft } from '../lib/expiry.js';
 import { DURATIONS, type CreatedKey, type Duration, type KeyInfo } from '../lib/types.js';
 import { ConfirmByName } from '../components/ConfirmByName.js';
@@ -119,6 +119,7 @@ function KeyTable({ keys, names, onRevoked }: { keys: KeyInfo[]; names: Map<stri
                 <button
                   type="button"
                   class="danger"
+                  id={`revoke-${id}`}
                   aria-label={`Revoke ${k.type} key ${k.name}`}
                   aria-expanded={revoking === id}
                   onClick={() => setRevoking(id)}
@@ -131,7 +132,7 @@ function KeyTable({ keys, names, onRevoked }: { keys: KeyInfo[]; names: Map<stri
               // The confirmation gets a row of its own, across the table: the row above keeps its shape.
               <tr role="row" class="confirm-row">
                 <td role="cell" colSpan={COLUMNS.length}>
-                  <div class="row">
+                  <div class="row" onKeyDown={(e) => e.key === 'Escape' && (setRevoking(undefined), focusLater(`revoke-${id}`))}>
                     <ConfirmByName
                       name={k.name}
                       what={`${k.type} key`}
@@ -143,7 +144,7 @@ function KeyTable({ keys, names, onRevoked }: { keys: KeyInfo[]; names: Map<stri
                         onRevoked(k);
                       }}
                     />
-                    <button type="button" onClick={() => setRevoking(undefined)}>
+                    <button type="button" onClick={() => (setRevoking(undefined), focusLater(`revoke-${id}`))}>
                       Cancel
                     </button>
                   </div>

@@ -137,7 +137,7 @@ export function Playground({ uuid }: { uuid: string | undefined }) {
               'For example: price gt 100 and category eq "tools". Words: and, or, not, eq ne gt lt ge le lk il, in (…), has, exists.',
               true,
             )}
-            {input('sort', 'sort', 'Paths, comma-separated; a minus sorts descending: \u2011price,name.')}
+            {input('sort', 'sort', 'Paths, comma-separated; a minus sorts descending: -price,name.')}
             {input('limit', 'limit', 'At most this many (0 to 10 000).')}
             {input('offset', 'offset', 'Skip this many first.')}
             {input('fields', 'fields', 'Keep only these paths: name,price.')}

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api/endpoints.js';
-import { go, useAction, useLoad } from '../hooks.js';
+import { focusLater, go, useAction, useLoad, useUnsavedGuard } from '../hooks.js';
 import { formatBytes, formatTime } from '../lib/format.js';
 import { curlParts, dataUrl, publicUrl } from '../lib/query-url.js';
 import { CommandLine } from '../components/CommandLine.js';
@@ -159,6 +159,7 @@ function DataSection(props: {
   const action = useAction();
   const message = dataError ?? action.fields['file_data'] ?? action.error;
   const dirty = props.text !== props.saved;
+  useUnsavedGuard(dirty, 'Leave this silo? Your unsaved changes to its data will be lost.');
   return (
     <section aria-labelledby="data-heading">
       <h2 id="data-heading">Data</h2>
@@ -194,7 +195,7 @@ function DataSection(props: {
         />
         <ErrorText id="data-error" message={message} />
         <div class="row">
-          <button type="submit" class="primary" disabled={action.busy}>
+          <button type="submit" class="primary" disabled={!dirty || action.busy}>
             Save data
           </button>
           <button type="button" disabled={!dirty || action.busy} onClick={() => (props.onDiscard(), setDataError(undefined))}>
@@ -215,6 +216,8 @@ function SettingsSection({ meta, onChanged }: { meta: SiloMeta; onChanged: (m: S
   const rename = useAction();
   const visibility = useAction();
   const move = useAction();
+  // A move changes every read address: asked once more before it is made.
+  const [confirmMove, setConfirmMove] = useState(false);
   useEffect(() => {
     setName(meta.file_name);
     setRegion(meta.region_name);
@@ -282,19 +285,55 @@ function SettingsSection({ meta, onChanged }: { meta: SiloMeta; onChanged: (m: S
         class="inline"
         onSubmit={(e) => {
           e.preventDefault();
+          if (!confirmMove) {
+            setConfirmMove(true);
+            focusLater('move-confirm');
+            return;
+          }
           void move.run(async () => {
             const m = await api.update(meta.file_uuid, { region_name: region });
+            setConfirmMove(false);
             onChanged(m);
             setStatus(`Moved to region ${m.region_name}: it is now served by ${session.hosts[m.region_name]}.`);
           });
         }}
+        onKeyDown={(e) => {
+          if (e.key === 'Escape' && confirmMove) {
+            setConfirmMove(false);
+            focusLater('move-start');
+          }
+        }}
       >
         <Field id="silo-region" label="Region" error={move.fields['region_name'] ?? move.error}>
-          <RegionSelect id="silo-region" value={region} onChange={setRegion} />
+          <RegionSelect
+            id="silo-region"
+            value={region}
+            onChange={(r) => {
+              setRegion(r);
+              setConfirmMove(false);
+            }}
+          />
         </Field>
-        <button type="submit" disabled={move.busy || region === meta.region_name}>
-          Move to region
-        </button>
+        {confirmMove ? (
+          <div class="stack">
+            <p id="move-warning">
+              Moving changes every address of this silo: its data will be served by <code>{session.hosts[region]}</code> only, and clients
+              reading it at <code>{session.hosts[meta.region_name]}</code> (its public URL too) get 404.
+            </p>
+            <div class="row">
+              <button type="submit" id="move-confirm" class="primary" disabled={move.busy} aria-describedby="move-warning">
+                Move to {region}
+              </button>
+              <button type="button" onClick={() => (setConfirmMove(false), focusLater('move-start'))}>
+                Cancel
+              </button>
+            </div>
+          </div>
+        ) : (
+          <button type="submit" id="move-start" disabled={move.busy || region === meta.region_name}>
+            Move to region…
+          </button>
+        )}
       </form>
     </section>
   );

@@ -1,7 +1,7 @@
 import { Fragment } from 'preact';
 import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { api } from '../api/endpoints.js';
-import { useAction, useLoad } from '../hooks.js';
+import { focusLater, useAction, useLoad } from '../hooks.js';
 import { formatTime } from '../lib/format.js';
 import { WEBHOOK_EVENTS, type CreatedWebhook, type Delivery, type WebhookEvent, type WebhookInfo } from '../lib/types.js';
 import { CopyButton } from '../components/CopyButton.js';
@@ -119,7 +119,14 @@ function HookTable({ hooks, names, onDeleted }: { hooks: WebhookInfo[]; names: M
                 <button type="button" aria-expanded={shown === 'deliveries'} aria-label={`Deliveries of the webhook to ${h.url}`} onClick={() => toggle(h.id, 'deliveries')}>
                   Deliveries
                 </button>{' '}
-                <button type="button" class="danger" aria-expanded={shown === 'delete'} aria-label={`Delete the webhook to ${h.url}`} onClick={() => toggle(h.id, 'delete')}>
+                <button
+                  type="button"
+                  class="danger"
+                  id={`delete-${h.id}`}
+                  aria-expanded={shown === 'delete'}
+                  aria-label={`Delete the webhook to ${h.url}`}
+                  onClick={() => toggle(h.id, 'delete')}
+                >
                   Delete…
                 </button>
               </td>
@@ -128,7 +135,7 @@ function HookTable({ hooks, names, onDeleted }: { hooks: WebhookInfo[]; names: M
               <tr role="row" class="confirm-row">
                 <td role="cell" colSpan={COLUMNS.length}>
                   {shown === 'delete' ? (
-                    <ConfirmDelete hook={h} onCancel={() => setOpen(undefined)} onDeleted={() => (setOpen(undefined), onDeleted(h))} />
+                    <ConfirmDelete hook={h} onCancel={() => (setOpen(undefined), focusLater(`delete-${h.id}`))} onDeleted={() => (setOpen(undefined), onDeleted(h))} />
                   ) : (
                     <Deliveries hook={h} />
                   )}
@@ -144,11 +151,12 @@ function HookTable({ hooks, names, onDeleted }: { hooks: WebhookInfo[]; names: M
 
 function ConfirmDelete({ hook, onCancel, onDeleted }: { hook: WebhookInfo; onCancel: () => void; onDeleted: () => void }) {
   const action = useAction();
-  const button = useRef<HTMLButtonElement>(null);
-  // It appeared after a click on "Delete…": keyboard users continue on its button.
-  useLayoutEffect(() => button.current?.focus(), []);
+  const cancel = useRef<HTMLButtonElement>(null);
+  // It appeared after a click on "Delete…": keyboard users continue here, on Cancel (a second
+  // Enter must not delete); Escape cancels.
+  useLayoutEffect(() => cancel.current?.focus(), []);
   return (
-    <div class="stack">
+    <div class="stack" onKeyDown={(e) => e.key === 'Escape' && onCancel()}>
       <p>
         Delete the webhook to <code>{hook.url}</code>? Its pending deliveries are dropped; this cannot be undone.
       </p>
@@ -156,7 +164,6 @@ function ConfirmDelete({ hook, onCancel, onDeleted }: { hook: WebhookInfo; onCan
         <button
           type="button"
           class="danger"
-          ref={button}
           disabled={action.busy}
           onClick={() =>
             void action.run(async () => {
@@ -167,7 +174,7 @@ function ConfirmDelete({ hook, onCancel, onDeleted }: { hook: WebhookInfo; onCan
         >
           Delete webhook
         </button>
-        <button type="button" onClick={onCancel}>
+        <button type="button" ref={cancel} onClick={onCancel}>
           Cancel
         </button>
       </div>

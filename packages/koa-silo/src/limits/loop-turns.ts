@@ -1,13 +1,15 @@
 /**
- * Turns of the event loop for the change feed's bulk work: slices of event data, and the replays
- * of streams that open together. Unbounded, 100 streams each writing a 64 KiB slice per turn made
- * every turn 100 socket writes long, and 100 streams opened at once replayed history in one turn
- * of 200 ms; a tiny read needs several turns, and waited 200-400 ms. So each turn runs work worth
- * at most BYTES_PER_TURN, first come first served, and the rest waits for the next turns: the loop
- * goes round between them, and other requests are read and answered.
+ * Turns of the event loop for bulk work on the main thread: the change feed's slices of event data
+ * and the replays of streams that open together, and the encoding of large answers into bytes.
+ * Unbounded, 100 streams each writing a 64 KiB slice per turn made every turn 100 socket writes
+ * long, 100 streams opened at once replayed history in one turn of 200 ms, and 16 readers of
+ * different 10 MB silos encoded a 1 MB slice each per turn; a tiny read needs several turns, and
+ * waited 200-400 ms. So each turn runs work worth at most BYTES_PER_TURN, first come first served,
+ * and the rest waits for the next turns: the loop goes round between them, and other requests are
+ * read and answered.
  */
 
-/** Work per turn, in bytes written: 1 MiB of socket writes take about 1-2 ms. */
+/** Work per turn, in bytes: 1 MiB of socket writes, or of text encoded, take about 1-2 ms. */
 export const BYTES_PER_TURN = 1024 * 1024;
 
 interface Waiter {
@@ -49,5 +51,5 @@ export class Turns {
   };
 }
 
-/** One event loop per process: one line of turns for every stream in it. */
-export const feedTurns = new Turns();
+/** One event loop per process: one line of turns for all of its bulk work. */
+export const bulkTurns = new Turns();
