@@ -180,12 +180,12 @@ export function manageHandlers(deps: ManageDeps) {
       const { uuid, issues } = pathUuid(param);
       const shape = patchShape(ctx);
       const text = await readText(ctx, bodyLimit(caller.plan, deps.admission, caller.account));
-      const body = await work.checkBody(caller.account, shape, text, deps.maxJsonDepth, deps.maxPatchOperations);
+      const body = await work.checkBody(caller.account, shape, text, deps.maxJsonDepth, deps.maxPatchOperations, issues.length === 0 ? uuid : undefined);
       throwIfAny([...issues, ...body.issues]);
       requireIfMatch(ctx);
       await caller.confirm();
       if (shape !== 'update') {
-        const patch = { type: shape === 'merge-patch' ? 'merge' : 'json-patch', text } as const;
+        const patch = { type: shape === 'merge-patch' ? 'merge' : 'json-patch', text, ...(body.kept ? { kept: body.kept } : {}) } as const;
         // Without the document in the answer, an append to a large array reads none of its data.
         if (prefersMinimal(ctx)) return sendMinimal(ctx, await silos.patchRecord(caller.account, uuid, patch, ifMatchTags(ctx), caller));
         return sendUpdated(ctx, await silos.patch(caller.account, uuid, patch, ifMatchTags(ctx), caller));

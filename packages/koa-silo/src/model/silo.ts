@@ -70,7 +70,12 @@ export const DEFAULT_MAX_PATCH_OPERATIONS = 1000;
 export type SiloPatch =
   | { type: 'merge'; patch: unknown }
   | { type: 'json-patch'; operations: readonly JsonPatchOperation[] }
-  | { type: 'merge' | 'json-patch'; text: string };
+  | {
+      type: 'merge' | 'json-patch';
+      text: string;
+      /** Where a worker keeps this text's parse from its check (work/), so that it is not parsed again; absent for small ones. */
+      kept?: string;
+    };
 
 /** The stored data of a silo: its exact JSON text, so a plain read sends it without re-serializing. */
 export interface SiloDataRecord {

@@ -93,6 +93,26 @@ function isArrayText(text: string): boolean {
   return text.charCodeAt(0) === 0x5b; // '[': stored texts are compact
 }
 
+/**
+ * Whether `patch` sets file_data whole before anything reads its old value: a merge patch whose
+ * file_data is not an object (an object merges into the old one), or a JSON Patch whose first
+ * operation that reaches file_data (at it, below it, or the root) adds or replaces it whole.
+ */
+export function replacesDataUnread(patch: Exclude<SiloPatch, { text: string }>): boolean {
+  if (patch.type === 'merge') {
+    const merge = patch.patch;
+    return isJsonObject(merge) && Object.hasOwn(merge, 'file_data') && !isJsonObject(merge.file_data);
+  }
+  const first = patch.operations.find((op) => reachesData(op.path) || ('from' in op && reachesData(op.from)));
+  return first !== undefined && (first.op === 'add' || first.op === 'replace') && first.path === DATA_POINTER;
+}
+
+const DATA_POINTER = '/file_data';
+
+function reachesData(pointer: string): boolean {
+  return pointer === '' || pointer === DATA_POINTER || pointer.startsWith(`${DATA_POINTER}/`);
+}
+
 /** What a patch needs to know of the silo beside its data. */
 export type PatchedRecord = Pick<SiloRecord, 'file_name' | 'region_name' | 'is_public' | 'size'>;
 
@@ -149,7 +169,9 @@ export async function applySiloPatch(
   const appended = appendOnly(record, text, patch);
   if (appended) return appended;
   const fields = { file_name: record.file_name, region_name: record.region_name, is_public: record.is_public };
-  const data = (await parse(text)) as SiloData;
+  // Data the patch replaces before it looks at it is not parsed. In its place, null: were it ever
+  // seen, the document would fail the update rules (a 422), never be stored.
+  const data = (replacesDataUnread(patch) ? null : await parse(text)) as SiloData;
   const document = { ...fields, file_data: data };
   const result = patch.type === 'merge' ? applyMergePatch(document, patch.patch) : applyPatch(document, patch.operations, limits);
   const issues = checkDocument.issues(result, 'body');

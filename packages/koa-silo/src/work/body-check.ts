@@ -4,6 +4,7 @@
  * file_data's text exactly as sent). Pure: it runs inline for small bodies and on a worker thread
  * for large ones (work/), where a 10 MB body's parse and validation cannot hold other requests.
  */
+import { parseJson } from 'silo-query';
 import { ValidationError, type ValidationIssue } from '../model/index.js';
 import { compactJson, memberSpan } from './json-member.js';
 import { checkJsonPatch } from '../patch/index.js';
@@ -32,9 +33,25 @@ export interface CheckedBody {
 const FIELDS = BODY_FIELDS.filter((f) => f !== 'file_data');
 
 export function checkBody(shape: BodyShape, text: string, maxDepth: number, maxOperations: number): CheckedBody {
+  return checkedBody(shape, text, maxDepth, maxOperations).checked;
+}
+
+/**
+ * checkBody, and the body's parse when it is a patch that may be applied: parsed as the patch
+ * will be (numbers as written), so that a worker may keep it for the patch task that follows
+ * and a large patch is parsed once (tasks.ts).
+ */
+export function checkedBody(shape: BodyShape, text: string, maxDepth: number, maxOperations: number): { checked: CheckedBody; patch?: unknown } {
+  if (shape === 'merge-patch' || shape === 'json-patch') {
+    const patch = parseBodyJson(text, maxDepth, parseJson);
+    const issues = shape === 'json-patch' ? checkJsonPatch(patch, maxOperations).detail : [];
+    return issues.length > 0 ? { checked: { issues, fields: {} } } : { checked: { issues, fields: {} }, patch };
+  }
+  return { checked: checkDataBody(shape, text, maxDepth) };
+}
+
+function checkDataBody(shape: 'create' | 'update', text: string, maxDepth: number): CheckedBody {
   const value = parseBodyJson(text, maxDepth);
-  if (shape === 'merge-patch') return { issues: [], fields: {} };
-  if (shape === 'json-patch') return { issues: checkJsonPatch(value, maxOperations).detail, fields: {} };
   const issues = (shape === 'create' ? checkCreateBody : checkUpdateBody).issues(value, 'body');
   if (issues.length > 0) return { issues: shape === 'update' && Array.isArray(value) ? patchHint(issues) : issues, fields: {} };
   const body = value as Record<string, unknown>;
@@ -71,8 +88,11 @@ function patchHint(issues: ValidationIssue[]): ValidationIssue[] {
   );
 }
 
-/** JSON.parse with the contract's 422s, and a nesting bound checked first so nothing downstream recurses too deep. */
-export function parseBodyJson(text: string, maxDepth: number): unknown {
+/**
+ * `parse` (JSON.parse, or silo-query's parseJson, which keeps numbers as written) with the
+ * contract's 422s, and a nesting bound checked first so nothing downstream recurses too deep.
+ */
+export function parseBodyJson(text: string, maxDepth: number, parse: (text: string) => unknown = JSON.parse): unknown {
   const depth = nestingDepth(text, maxDepth);
   if (depth > maxDepth) {
     throw new ValidationError([
@@ -80,10 +100,20 @@ export function parseBodyJson(text: string, maxDepth: number): unknown {
     ]);
   }
   try {
-    return JSON.parse(text);
+    return parse(text);
   } catch (err) {
-    throw new ValidationError([{ loc: ['body'], msg: `JSON decode error: ${decodeReason(err)}`, type: 'json_invalid' }]);
+    throw new ValidationError([{ loc: ['body'], msg: `JSON decode error: ${decodeReason(syntaxErrorOf(text, err))}`, type: 'json_invalid' }]);
   }
+}
+
+/** JSON.parse's own error for `text`, so a 422 reads the same whichever parser found it invalid. */
+function syntaxErrorOf(text: string, err: unknown): unknown {
+  try {
+    JSON.parse(text);
+  } catch (native) {
+    return native;
+  }
+  return err;
 }
 
 /**

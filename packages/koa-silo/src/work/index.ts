@@ -9,7 +9,7 @@ import type { SiloPatch } from '../model/index.js';
 import { withSpannedText, type BodyShape, type CheckedBody } from './body-check.js';
 import { WorkerPool, type PoolOptions } from './pool.js';
 export type { WorkObserver } from './pool.js';
-import { TaskRunner, type PatchTask } from './tasks.js';
+import { TaskRunner, type PatchDone, type PatchTask } from './tasks.js';
 import { INLINE_CHARS } from '../limits/inline-work.js';
 
 export { checkBody, parseBodyJson, nestingDepth, type BodyShape, type CheckedBody } from './body-check.js';
@@ -51,8 +51,12 @@ export interface LoadedText {
 export interface Work {
   /** Whether work on a text of `chars` characters runs inline. */
   inline(chars: number): boolean;
-  /** A request body checked and taken apart (body-check.ts). */
-  checkBody(account: string, shape: BodyShape, text: string, maxDepth: number, maxOperations: number): Promise<CheckedBody>;
+  /**
+   * A request body checked and taken apart (body-check.ts). A patch body of the silo `patchOf`
+   * that is checked on a worker is kept parsed there: `kept` names it for the SiloPatch, so
+   * that the patch that follows does not parse it again.
+   */
+  checkBody(account: string, shape: BodyShape, text: string, maxDepth: number, maxOperations: number, patchOf?: string): Promise<CheckedBody & { kept?: string }>;
   /**
    * The JSON bytes of the query `search` over a silo's data of `size` bytes at version `etag` (or
    * a newer one, named in the answer, when storage no longer had it); `load` gives the data's
@@ -91,15 +95,24 @@ export function createWork(options: WorkOptions): Work {
       reservation.release();
     }
   };
+  // Keys of patch bodies' parses kept on workers (BodyTask.keep).
+  let nextKept = 1;
   // Cold queries of one silo version share one load and one parse: the others wait for it.
   const warming = new Map<string, Promise<unknown>>();
 
   return {
     inline,
 
-    checkBody(account, shape, text, maxDepth, maxOperations) {
+    async checkBody(account, shape, text, maxDepth, maxOperations, patchOf) {
       const task = { kind: 'body', shape, text, maxDepth, maxOperations } as const;
-      return inline(text.length) ? inlineRunner.run(task) : pool.run(task, account).then((checked) => withSpannedText(checked, text));
+      if (inline(text.length)) return inlineRunner.run(task);
+      if (patchOf === undefined || (shape !== 'json-patch' && shape !== 'merge-patch')) {
+        return withSpannedText(await pool.run(task, account), text);
+      }
+      // On the worker the patch will run on (its silo's), which keeps the parse for it.
+      const kept = String(nextKept++);
+      const checked = await pool.run({ ...task, keep: kept }, account, pool.laneOf(patchOf));
+      return checked.issues.length > 0 ? checked : { ...checked, kept };
     },
 
     async query(account, uuid, etag, size, search, load) {
@@ -144,18 +157,29 @@ export function createWork(options: WorkOptions): Work {
     async patch(account, uuid, etag, record, text, patch, limits) {
       const patchChars = 'text' in patch ? patch.text.length : 0;
       if (!('text' in patch) || inline(text.length + patchChars)) {
-        return inlineRunner.patch({ kind: 'patch', uuid, etag, record, text, patch, limits });
+        return patchedOf(await inlineRunner.patch({ kind: 'patch', uuid, etag, record, text, patch, limits }));
       }
       // An append to a large silo parses only its small patch, here, and splices the text.
       const appended = inline(patchChars) ? appendOnly(record, text, patch) : undefined;
       if (appended) return appended;
-      const task = { kind: 'patch', uuid, etag, record, text, patch, limits } as const;
-      return charged(2 * (text.length + patchChars), () => pool.run(task, account, pool.laneOf(uuid)));
+      const lane = pool.laneOf(uuid);
+      const run = (sent: PatchTask['patch']) => pool.run({ kind: 'patch', uuid, etag, record, text, patch: sent, limits } as const, account, lane);
+      return charged(2 * (text.length + patchChars), async () => {
+        // The worker that checked the body may still hold its parse; if it does not, the text goes.
+        const done = patch.kept === undefined ? undefined : await run({ type: patch.type, kept: patch.kept });
+        return patchedOf(done === undefined || 'miss' in done ? await run({ type: patch.type, text: patch.text }) : done);
+      });
     },
 
     stats: () => pool.stats(),
     close: () => pool.close(),
   };
+}
+
+/** A patch task's result, which is never a miss when the patch's text was sent. */
+function patchedOf(done: PatchDone): Patched {
+  if ('miss' in done) throw new Error('a worker was given a patch text and asked for it again');
+  return done;
 }
 
 /** A worker's answer, its bytes as a Buffer over the same memory (no copy). */

@@ -9,12 +9,12 @@
  * the pool sends a silo's work to the same worker.
  */
 import { compile, parseJson, type CompiledQuery } from 'silo-query';
-import { type Region, SiloError, type SiloPatch } from '../model/index.js';
+import { type JsonPatchOperation, type Region, SiloError, type SiloPatch } from '../model/index.js';
 import { estimateParsedBytes } from '../limits/heap-estimate.js';
 import { BoundedMap } from '../limits/bounded-map.js';
 import { VersionCache } from '../limits/version-cache.js';
 import { applySiloPatch, type Patched, type PatchLimits } from '../service/silo-patch.js';
-import { checkBody, type BodyShape, type CheckedBody } from './body-check.js';
+import { checkedBody, type BodyShape, type CheckedBody } from './body-check.js';
 
 export interface QueryTask {
   kind: 'query';
@@ -38,10 +38,26 @@ export interface PatchTask {
   etag: string;
   record: { file_name: string; region_name: Region; is_public: boolean; size: number };
   text: string;
-  /** As its JSON text when sent to a worker (a value would be copied, and lose its exact numbers). */
-  patch: SiloPatch;
+  /**
+   * As its JSON text when sent to a worker (a value would be copied, and lose its exact numbers),
+   * or only the key under which the worker kept its parse when it checked the body (BodyTask.keep).
+   */
+  patch: SiloPatch | KeptPatch;
   limits: PatchLimits;
 }
+
+/** A patch body a worker parsed when it checked it, named by the key it keeps the parse under. */
+export interface KeptPatch {
+  type: 'merge' | 'json-patch';
+  kept: string;
+}
+
+function isKept(patch: SiloPatch | KeptPatch): patch is KeptPatch {
+  return 'kept' in patch && !('text' in patch);
+}
+
+/** A patch task's result, or (its patch given as KeptPatch) word that the worker no longer has the parse. */
+export type PatchDone = Patched | { miss: true };
 
 export interface BodyTask {
   kind: 'body';
@@ -49,11 +65,13 @@ export interface BodyTask {
   text: string;
   maxDepth: number;
   maxOperations: number;
+  /** For a patch body: keep its parse under this key, for the patch task that follows (one at a time). */
+  keep?: string;
 }
 
 export type Task = QueryTask | PatchTask | BodyTask;
 
-export type TaskResult<T extends Task> = T extends QueryTask ? QueryDone : T extends PatchTask ? Patched : CheckedBody;
+export type TaskResult<T extends Task> = T extends QueryTask ? QueryDone : T extends PatchTask ? PatchDone : CheckedBody;
 
 /** 503: a task's data would need more heap than a worker may use (the memory budget is too small for it). */
 export class WorkTooLargeError extends SiloError {
@@ -67,10 +85,21 @@ const encoder = new TextEncoder();
 /** Compiled queries by query string, kept while used. */
 const COMPILED_MAX = 200;
 
+/**
+ * The cache entry of a checked patch body's parse. One at a time: a request that fails between
+ * its check and its patch (a 404, a 412) leaves at most one, which the next check replaces. It is
+ * charged to the cache's budget like any parse, so it can be evicted, and then is parsed again.
+ */
+const KEPT_PATCH = '\0kept patch';
+
+/** How long a checked patch body's parse waits for its patch task (else it is parsed again). */
+const KEPT_MS = 10_000;
+
 /** One thread's state: its parsed-data cache and compiled queries. */
 export class TaskRunner {
   private readonly parsed: VersionCache<unknown>;
   private readonly compiled = new BoundedMap<string, CompiledQuery>(COMPILED_MAX);
+  private keptTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
     private readonly cacheBytes: number,
@@ -87,11 +116,27 @@ export class TaskRunner {
       case 'patch':
         return (await this.patch(task)) as TaskResult<T>;
       default:
-        // A body's parse is held only while it is checked: it may take the cache's room, and the
-        // worker's heap cap stands behind the estimate.
-        if (estimateParsedBytes(task.text) > this.taskBytes) this.parsed.clear();
-        return checkBody(task.shape, task.text, task.maxDepth, task.maxOperations) as TaskResult<T>;
+        return this.checkBody(task) as TaskResult<T>;
     }
+  }
+
+  /**
+   * A body checked. Its parse is held while it is checked (it may take the cache's room, and the
+   * worker's heap cap stands behind the estimate); a patch body's, when asked, is kept for its
+   * patch task, so that a large patch is parsed once rather than twice.
+   */
+  checkBody(task: BodyTask): CheckedBody {
+    const bytes = estimateParsedBytes(task.text);
+    if (bytes > this.taskBytes) this.parsed.clear();
+    const { checked, patch } = checkedBody(task.shape, task.text, task.maxDepth, task.maxOperations);
+    if (task.keep !== undefined && patch !== undefined) {
+      this.parsed.set(KEPT_PATCH, task.keep, patch, bytes);
+      // Not for long: a large parse held costs every collection of this worker's heap, and the
+      // patch comes within a moment unless its request failed (a 404, a 412, a lost client).
+      clearTimeout(this.keptTimer);
+      this.keptTimer = setTimeout(() => this.parsed.drop(KEPT_PATCH), KEPT_MS).unref();
+    }
+    return checked;
   }
 
   query(task: QueryTask): QueryDone {
@@ -106,10 +151,24 @@ export class TaskRunner {
     return result.total === undefined ? { bytes } : { bytes, total: result.total };
   }
 
-  async patch(task: PatchTask): Promise<Patched> {
-    // Patches are copy-on-write: the cached value of this version is shared, never changed.
+  async patch(task: PatchTask): Promise<PatchDone> {
+    const patch = isKept(task.patch) ? this.takeKept(task.patch) : task.patch;
+    if (patch === undefined) return { miss: true };
+    // Patches are copy-on-write: the cached value of this version is shared, never changed. A
+    // patch's own parse is not kept: the version it is of ends when the patch applies, and a
+    // large parse held meanwhile costs every later collection of this worker's heap (which
+    // shares the cores with the event loop; the isolation test's tiny reads felt it).
     const parse = async (text: string) => this.parsed.get(task.uuid, task.etag) ?? this.parse(undefined, task.etag, text);
-    return applySiloPatch(task.record, task.text, task.patch, task.limits, parse);
+    return applySiloPatch(task.record, task.text, patch, task.limits, parse);
+  }
+
+  /** The patch whose parse was kept under `kept.kept`, taken out of the cache (before the silo's parse may need its room). */
+  private takeKept({ type, kept }: KeptPatch): SiloPatch | undefined {
+    const value = this.parsed.get(KEPT_PATCH, kept);
+    if (value === undefined) return undefined;
+    this.parsed.drop(KEPT_PATCH);
+    clearTimeout(this.keptTimer);
+    return type === 'merge' ? { type, patch: value } : { type, operations: value as JsonPatchOperation[] };
   }
 
   clear(): void {
