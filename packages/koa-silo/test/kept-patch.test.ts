@@ -29,6 +29,12 @@ describe("a worker's kept parse of a checked patch body", () => {
     expect(await runner.run(patchTask(kept('k1')))).toEqual({ miss: true });
   });
 
+  it('serves a merge patch as well', async () => {
+    const runner = new TaskRunner(1 << 20, 1 << 20);
+    await runner.run({ ...bodyTask('{"file_data":{"b":2.50}}', 'm'), shape: 'merge-patch' });
+    expect(textOf(await runner.run(patchTask({ type: 'merge', kept: 'm' })))).toBe('{"a":1,"b":2.50}');
+  });
+
   it('is not kept for a body with problems, and only the latest is kept', async () => {
     const runner = new TaskRunner(1 << 20, 1 << 20);
     expect((await runner.run(bodyTask('[{"op":"nope","path":"/x"}]', 'bad'))).issues).not.toEqual([]);
