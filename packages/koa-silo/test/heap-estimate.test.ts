@@ -33,7 +33,35 @@ const NOISE = 256 * 1024;
 /** About 1 MB of `count` items made by `item`, as a JSON array. */
 const array = (count: number, item: (i: number) => string) => `[${Array.from({ length: count }, (_, i) => item(i)).join(',')}]`;
 
+/** A repeatable pseudo-random sequence in [0, 1) (a linear congruential generator). */
+function randoms(seed: number): () => number {
+  let state = seed;
+  return () => (state = (Math.imul(state, 1_103_515_245) + 12_345) >>> 0) / 2 ** 32;
+}
+
+/** An object of the keys k0..k<n-1> in an order, or a subset, that `pick` makes. */
+function keyed(keys: number, pick: (names: string[]) => string[]): string {
+  const names = Array.from({ length: keys }, (_, k) => `k${k}`);
+  return `{${pick(names).map((name) => `"${name}":1`).join(',')}}`;
+}
+
+/** The names in an order of `random`'s (Fisher-Yates). */
+function shuffle(names: string[], random: () => number): string[] {
+  for (let i = names.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [names[i], names[j]] = [names[j]!, names[i]!];
+  }
+  return names;
+}
+
+const orders = randoms(7);
+const presence = randoms(11);
+
 const SHAPES: Record<string, string> = {
+  // V8 makes a hidden class for every distinct prefix of a key order: the key-only model charged
+  // 12 MB for 124 MB of heap (an attacker's silo of 20 shuffled keys).
+  'keys in shuffled orders': array(8_000, () => keyed(20, (names) => shuffle(names, orders))),
+  'optional keys (varying subsets)': array(15_000, () => keyed(20, (names) => names.filter(() => presence() < 0.5))),
   'empty objects (the densest silo)': array(330_000, () => '{}'),
   'arrays in objects': array(100_000, (i) => `{"a":[${i % 10},${i % 7}]}`),
   'records with repeated keys': array(30_000, (i) => JSON.stringify({ id: i, name: `name ${i}`, ok: i % 2 === 0 })),

@@ -160,6 +160,13 @@ describe('server-sent events', () => {
     const twice = await sse(`/${uuid}/events?since=1&since=2`, access(dave));
     expect(twice.status).toBe(422);
     expect(JSON.parse(await twice.text())).toEqual({ detail: [expect.objectContaining({ loc: ['query', 'since'], type: 'multiple_values' })] });
+    // data takes 1 or 0: `true` carried no data, and nothing said so.
+    const truthy = await sse(`/${uuid}/events?data=true`, access(dave));
+    expect(truthy.status).toBe(422);
+    expect(JSON.parse(await truthy.text())).toEqual({ detail: [expect.objectContaining({ loc: ['query', 'data'] })] });
+    for (const stream of streams) stream.close();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect((await sse(`/${uuid}/events?data=0`, access(dave))).status).toBe(200);
     expect((await sse(`/${uuid}/events`)).status).toBe(401);
   });
 

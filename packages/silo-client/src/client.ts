@@ -172,7 +172,8 @@ export interface ConflictOptions extends CallOptions {
   minimal?: boolean;
 }
 
-const DEFAULT_RETRY: Required<RetryOptions> = { retries: 2, baseDelayMs: 500, maxDelayMs: 30_000 };
+// A minute: the longest Retry-After of a rate limit per minute, which a 429 says at the start of the window.
+const DEFAULT_RETRY: Required<RetryOptions> = { retries: 2, baseDelayMs: 500, maxDelayMs: 60_000 };
 /** Silos whose region the client remembers, at most. */
 const REMEMBERED = 10_000;
 

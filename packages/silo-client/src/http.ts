@@ -11,7 +11,7 @@ export interface RetryOptions {
   retries?: number;
   /** Wait when the answer says nothing (doubling each time, with jitter); default 500 ms. */
   baseDelayMs?: number;
-  /** Never wait longer than this for one retry: a longer Retry-After is given up on at once (default 30 s). */
+  /** Never wait longer than this for one retry: a longer Retry-After is given up on at once (default 60 s, the window of a rate limit per minute). */
   maxDelayMs?: number;
 }
 

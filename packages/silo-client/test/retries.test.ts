@@ -59,6 +59,21 @@ describe('retries', () => {
     expect(server.requests).toHaveLength(4);
   });
 
+  it("waits a rate limit's Retry-After of a whole minute by default (the window it counts in)", async () => {
+    server = await scripted([{ status: 429, headers: { 'Retry-After': '60' } }, ok]);
+    const client = new SiloClient({ baseUrl: server.url, manageKey: 'silo_man_test' });
+    const controller = new AbortController();
+    const settled = client.meta(UUID, { signal: controller.signal }).then(
+      () => 'answered',
+      (error: unknown) => (error instanceof SiloError ? `thrown ${error.status}` : 'aborted'),
+    );
+    const early = await Promise.race([settled, new Promise((resolve) => setTimeout(() => resolve('waiting'), 300))]);
+    controller.abort();
+    expect(early).toBe('waiting');
+    expect(await settled).toBe('aborted');
+    expect(server.requests).toHaveLength(1);
+  });
+
   it('does not wait longer than maxDelayMs: a long Retry-After is handed back at once', async () => {
     server = await scripted([{ status: 503, headers: { 'Retry-After': '120' } }, ok]);
     const started = Date.now();

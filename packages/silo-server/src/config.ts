@@ -46,6 +46,8 @@ export interface ServerConfig {
   /** Event streams one client may hold open; undefined keeps koa-silo's default (20). */
   maxStreamsPerClient?: number;
   publicQueries: boolean;
+  /** SILO_REQUIRE_IF_MATCH: PATCH, DELETE and restore without If-Match answer 428. */
+  requireIfMatch?: boolean;
   /** SILO_LOG_LEVEL: entries below it are not written. */
   logLevel: LogLevel;
   /** SILO_LOG_FORMAT: JSON lines, or plain lines for a person at a terminal. */
@@ -132,6 +134,7 @@ export const SETTINGS: Setting[] = [
   { env: 'SILO_MEMORY_BUDGET', flag: 'memory-budget', kind: 'string', default: '512MiB', help: 'memory for large data (caches, bodies being read, data being parsed); past it, large requests wait 2 s, then 503' },
   { env: 'SILO_WEBHOOK_ALLOW_PRIVATE', flag: 'webhook-allow-private', kind: 'boolean', default: 'false', help: "let webhooks reach any address: loopback, private, link-local, special-purpose ranges, this server's own (an intranet, a test set-up)" },
   { env: 'SILO_PUBLIC_QUERIES', flag: 'public-queries', kind: 'boolean', default: 'false', help: 'allow query and search parameters on /public/<uuid>' },
+  { env: 'SILO_REQUIRE_IF_MATCH', flag: 'require-if-match', kind: 'boolean', default: 'false', help: 'refuse a PATCH, DELETE or restore without If-Match (428): no write overwrites a version its client has not seen' },
   { env: 'SILO_LOG_LEVEL', flag: 'log-level', kind: 'string', default: 'info', help: 'debug, info, warn, error or silent: the log entries written (info includes one line per request)' },
   { env: 'SILO_LOG_FORMAT', flag: 'log-format', kind: 'string', default: 'json', help: 'json (one object per line) or pretty (plain lines for a person at a terminal)' },
   { env: 'SILO_TRUST_PROXY', flag: 'trust-proxy', kind: 'boolean', default: 'false', help: 'take the client address from X-Forwarded-For and the scheme from X-Forwarded-Proto' },
@@ -412,6 +415,7 @@ export function loadConfig(env: Env = process.env, flags: Flags = {}, cwd = proc
     ...(memoryBudgetBytes !== undefined ? { memoryBudgetBytes } : {}),
     ...(maxStreamsPerClient !== undefined ? { maxStreamsPerClient } : {}),
     publicQueries: read.boolean('SILO_PUBLIC_QUERIES'),
+    ...(read.boolean('SILO_REQUIRE_IF_MATCH') ? { requireIfMatch: true } : {}),
     ...(read.boolean('SILO_WEBHOOK_ALLOW_PRIVATE') ? { webhookAllowPrivate: true } : {}),
     trustProxy: read.boolean('SILO_TRUST_PROXY'),
     logLevel: oneOf(read.string('SILO_LOG_LEVEL'), LOG_LEVELS, 'info'),

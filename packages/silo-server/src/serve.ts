@@ -81,6 +81,7 @@ export function siloOptions(config: ServerConfig, stores: Stores, logger: Logger
     ...(stores.events ? { events: stores.events } : {}),
     ...(config.maxStreamsPerClient !== undefined ? { maxStreamsPerClient: config.maxStreamsPerClient } : {}),
     publicQueries: config.publicQueries,
+    ...(config.requireIfMatch ? { requireIfMatch: true } : {}),
     webhooks: { deliver: role === 'server', allowPrivate: config.webhookAllowPrivate ?? false },
     console: true,
     ...(config.corsOrigins ? { corsOrigins: config.corsOrigins } : {}),

@@ -55,6 +55,7 @@ describe('loadConfig', () => {
       SILO_PUBLIC_QUERIES: 'yes',
       SILO_TRUST_PROXY: '1',
       SILO_SQLITE_SYNC: 'FULL',
+      SILO_REQUIRE_IF_MATCH: 'true',
     });
     expect(c.port).toBe(9000);
     expect(c.listenAddress).toBe('127.0.0.1');
@@ -68,6 +69,8 @@ describe('loadConfig', () => {
     expect(c.publicQueries).toBe(true);
     expect(c.trustProxy).toBe(true);
     expect(c.sqliteSynchronous).toBe('full');
+    expect(c.requireIfMatch).toBe(true);
+    expect(load({}).requireIfMatch).toBeUndefined();
   });
 
   it('lets flags win over the environment', () => {

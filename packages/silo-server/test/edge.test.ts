@@ -95,8 +95,20 @@ describe('redactKeyValues', () => {
     }
   });
 
+  it('cuts webhook signing secrets, also percent-encoded', () => {
+    const secret = 'k3Y0dGhpcyBpcyBub3QgYSByZWFs+c2VjcmV0/Ly8vLw==';
+    for (const [text, expected] of [
+      [`/whsec_${secret}`, '/whsec_…'],
+      [`/whsec%5F${encodeURIComponent(secret)}?x=1`, '/whsec_…?x=1'],
+      [`/a/whsec_${secret.slice(0, 12)}`, '/a/whsec_…'],
+    ] as const) {
+      expect(redactKeyValues(text), text).toBe(expected);
+      expect(redactKeyValues(text)).not.toContain(secret.slice(0, 8));
+    }
+  });
+
   it('leaves other text alone', () => {
-    for (const text of ['/api/v1/manage/silos', '/silo%5Fmanual', '/a%20b/silo_', 'silo_mana_x']) expect(redactKeyValues(text)).toBe(text);
+    for (const text of ['/api/v1/manage/silos', '/silo%5Fmanual', '/a%20b/silo_', 'silo_mana_x', '/whsec', '/api/v1/manage/webhooks/wh_abc']) expect(redactKeyValues(text)).toBe(text);
   });
 });
 

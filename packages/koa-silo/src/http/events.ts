@@ -60,7 +60,14 @@ const REPLAY_COST = 64 * 1024;
 /** The event's `data`: the metadata fields and the version. */
 type EventData = SiloMeta & { version: number; file_data?: unknown };
 
-const checkResume = validator<{ 'Last-Event-ID'?: number; since?: number }>(eventResume);
+const checkResume = validator<{ 'Last-Event-ID'?: number; since?: number; data?: '0' | '1' }>(eventResume);
+
+/** `?data=1`: events carry file_data; `0` or none: they do not; anything else a 422. */
+function withDataOf(ctx: Context): boolean {
+  const data = ctx.query.data;
+  if (typeof data === 'string') throwIfAny(checkResume.issues({ data }, 'query'));
+  return data === '1';
+}
 
 /**
  * `since` from Last-Event-ID (when not empty) or ?since=: a version number, or undefined when
@@ -274,10 +281,10 @@ export function eventHandlers(deps: EventsDeps) {
   /** The stream of one silo, on its region's address; `caller` undefined: the public address. */
   async function siloStream(ctx: Context, param: string, caller: Caller | undefined): Promise<void> {
     const { since, loc } = sinceOf(ctx);
+    const withData = withDataOf(ctx);
     const region: Region = regionOf(ctx);
     const { record } = await silos.openData(region, param.toLowerCase(), caller?.account);
     checkSinceReached(since, loc, record.version);
-    const withData = ctx.query.data === '1';
     const { account, file_uuid: uuid, created_at } = record;
     const { stream, keyFresh } = open(ctx, caller);
     /** The newest version the client has (or was told to skip). */

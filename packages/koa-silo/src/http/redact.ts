@@ -1,5 +1,5 @@
 /**
- * Key values out of log lines. A client may paste a key where none belongs (a path segment, the
+ * Key values (and webhook signing secrets) out of log lines. A client may paste a key where none belongs (a path segment, the
  * Host header, a query string), and log lines travel further than responses do (files, shippers,
  * dashboards). Anything shaped like a Silo key value is cut to its readable prefix, also when
  * some of its characters are percent-encoded (`silo%5Fman%5F…`, once or several times over).
@@ -23,9 +23,14 @@ const KEY_VALUE = new RegExp(
   'g',
 );
 
-/** `text` with every Silo key value replaced by `silo_man_…` or `silo_acc_…`. */
+/** A webhook signing secret: `whsec_` and base64 (whose `+`, `/` and `=` a URL may escape). */
+const WEBHOOK_SECRET = new RegExp(`${spelled('whsec_')}(?:[A-Za-z0-9+/=]|%(?:25)*[0-9A-Fa-f]{2})+`, 'g');
+
+/** `text` with every Silo key value replaced by `silo_man_…` or `silo_acc_…`, and every webhook secret by `whsec_…`. */
 export function redactKeyValues(text: string): string {
-  // Every key value has an underscore, itself or percent-encoded: most paths have neither.
+  // Every key value and secret has an underscore, itself or percent-encoded: most paths have neither.
   if (!text.includes('_') && !text.includes('%')) return text;
-  return text.replace(KEY_VALUE, (_match, type: string) => `silo_${/m|%(25)*6d/i.test(type) ? 'man' : 'acc'}_…`);
+  return text
+    .replace(KEY_VALUE, (_match, type: string) => `silo_${/m|%(25)*6d/i.test(type) ? 'man' : 'acc'}_…`)
+    .replace(WEBHOOK_SECRET, 'whsec_…');
 }

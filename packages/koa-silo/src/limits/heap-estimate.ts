@@ -15,7 +15,7 @@
  *   1  true  (small integers, literals)       8          8 (the slot; no object)
  *   {"a":0.5}                                 56         a non-integer number: + 16 (a HeapNumber)
  *   unique strings of 12, 30, 100 chars       40 56 128  8 + 16 + length rounded up to 8
- *   {"k<i>":1}, a distinct key in each       184        + 160 + length per distinct key (new map)
+ *   {"k<i>":1}, a distinct key in each       184        + 72 + length per distinct key, + 64 + 48 (a new map, below)
  *
  * Whole 10 MB texts, measured → estimated: `[{},...]` 213 → 213 MB; `[[],...]` 133 → 133 MB;
  * records `{"id":1,"name":"n1","ok":true}` 14 → 20 MB; records of five fields with e-mail, tags
@@ -37,6 +37,8 @@ export const WORST_BYTES_PER_CHAR = 25;
 
 /** A distinct-key set this large is enough to see that keys repeat (records); past it, new keys are charged. */
 const KEYS_TRACKED = 4096;
+/** Key orders tracked (see NEW_MAP); past it, an order not among them is charged as new. */
+const SHAPES_TRACKED = 65_536;
 
 const NOT_LATIN1 = /[^\u0000-\u00ff]/;
 
@@ -51,8 +53,20 @@ const STRING = 2 * WORD;
 const HEAP_NUMBER = 2 * WORD;
 /** A number kept as its text: a JsonNumber object and its string. */
 const KEPT_NUMBER = OBJECT + WORD + STRING + 3 * WORD;
-/** A key seen for the first time: a new hidden class, its descriptors and the key string. */
-const NEW_KEY = 160;
+/** A key seen for the first time: its string, and the hidden class of an object holding only it. */
+const NEW_KEY = 72;
+/**
+ * V8 gives each distinct order of keys its own chain of hidden classes: every distinct prefix of
+ * an object's key order is a map (NEW_MAP), and every distinct whole order keeps a descriptor array
+ * of its own (LEAF_KEY per key). Objects whose keys come in shuffled orders or as varying subsets
+ * (optional fields) hold far more than their values: 20 keys shuffled, 9.5 MB of text, 124 MB of
+ * heap (the key-only model said 12); 20 optional keys 80 MB (14). Fitted on such texts: 57 bytes
+ * a prefix, 42 a key of a whole order.
+ */
+const NEW_MAP = 64;
+const LEAF_KEY = 48;
+/** The key order of an object that has no keys yet (FNV-1a's offset basis). */
+const NO_KEYS = 0x811c9dc5 | 0;
 
 /** Estimated bytes of V8 heap held by the value `JSON.parse(text)` (or silo-query's parseJson) returns. */
 export function estimateParsedBytes(text: string): number {
@@ -63,6 +77,11 @@ export function estimateParsedBytes(text: string): number {
   let containers = 0;
   let commas = 0;
   const keys = new Set<number>();
+  // The open objects' key orders so far (as hashes) and key counts, innermost last.
+  const orders: number[] = [];
+  const counts: number[] = [];
+  const prefixes = new Set<number>();
+  const wholes = new Set<number>();
   let i = 0;
   while (i < n) {
     const c = text.charCodeAt(i);
@@ -77,6 +96,16 @@ export function estimateParsedBytes(text: string): number {
           if (keys.size < KEYS_TRACKED) keys.add(hash);
           bytes += NEW_KEY + charBytes * (end - i - 1);
         }
+        const top = orders.length - 1;
+        if (top >= 0) {
+          const order = Math.imul(orders[top]! ^ hash, 0x01000193);
+          orders[top] = order;
+          counts[top]!++;
+          if (!prefixes.has(order)) {
+            if (prefixes.size < SHAPES_TRACKED) prefixes.add(order);
+            bytes += NEW_MAP;
+          }
+        }
       } else {
         bytes += STRING + roundUp(charBytes * (end - i - 1));
       }
@@ -86,9 +115,20 @@ export function estimateParsedBytes(text: string): number {
       while (next < n && isSpace(text.charCodeAt(next))) next++;
       const d = text.charCodeAt(next);
       const empty = d === 0x7d || d === 0x5d;
-      if (c === 0x7b) bytes += OBJECT + (empty ? EMPTY_OBJECT_EXTRA : 0);
-      else bytes += ARRAY + (empty ? 0 : ELEMENTS);
+      if (c === 0x7b) {
+        bytes += OBJECT + (empty ? EMPTY_OBJECT_EXTRA : 0);
+        orders.push(NO_KEYS);
+        counts.push(0);
+      } else bytes += ARRAY + (empty ? 0 : ELEMENTS);
       if (!empty) containers++;
+      i++;
+    } else if (c === 0x7d /* } */) {
+      const order = orders.pop();
+      const count = counts.pop() ?? 0;
+      if (order !== undefined && count > 0 && !wholes.has(order)) {
+        if (wholes.size < SHAPES_TRACKED) wholes.add(order);
+        bytes += LEAF_KEY * count;
+      }
       i++;
     } else if (c === 0x2c /* , */) {
       commas++;

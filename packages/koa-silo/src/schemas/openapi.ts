@@ -169,13 +169,7 @@ const EVENTS_DESCRIPTION =
 const EVENT_PARAMS = [
   { name: 'Last-Event-ID', in: 'header', required: false, description: eventResume.properties['Last-Event-ID'].description, schema: eventResume.properties['Last-Event-ID'] },
   { name: 'since', in: 'query', required: false, description: eventResume.properties.since.description, schema: eventResume.properties.since },
-  {
-    name: 'data',
-    in: 'query',
-    required: false,
-    description: '`1`: each update carries `file_data`. Any other value, or none: metadata only.',
-    schema: { type: 'string', examples: ['1'] },
-  },
+  { name: 'data', in: 'query', required: false, description: eventResume.properties.data.description, schema: eventResume.properties.data },
 ];
 
 const WEBHOOK_ID = { name: 'id', in: 'path', required: true, description: 'The webhook (`wh_...`).', schema: { type: 'string' } };
@@ -764,7 +758,7 @@ export function buildOpenApi(options: OpenApiOptions): Record<string, unknown> {
     },
     PreconditionFailed: { description: 'If-Match names a version that is no longer current.', headers: RATE_HEADERS, content: json(ref('HTTPError')) },
     PreconditionRequired: {
-      description: 'No If-Match, where the operator requires one (koa-silo `requireIfMatch`; off by default): send the ETag of the version this write is based on.',
+      description: 'No If-Match, where the operator requires one (`SILO_REQUIRE_IF_MATCH`, koa-silo `requireIfMatch`; off by default): send the ETag of the version this write is based on.',
       headers: RATE_HEADERS,
       content: json(ref('HTTPError')),
     },

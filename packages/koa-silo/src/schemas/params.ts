@@ -152,6 +152,12 @@ export const eventResume = {
   properties: {
     'Last-Event-ID': resumeVersion,
     since: { ...resumeVersion, description: `As Last-Event-ID, for clients that cannot set headers (Last-Event-ID wins when both are sent). ${resumeVersion.description}` },
+    data: {
+      type: 'string',
+      enum: ['0', '1'],
+      description: '`1`: each update carries `file_data`; `0`, or none: metadata only. Any other value is a 422 (`?data=true` carried nothing, silently).',
+      examples: ['1'],
+    },
   },
 } as const;
 

@@ -1080,7 +1080,7 @@ export interface components {
                 "application/json": components["schemas"]["HTTPError"];
             };
         };
-        /** @description No If-Match, where the operator requires one (koa-silo `requireIfMatch`; off by default): send the ETag of the version this write is based on. */
+        /** @description No If-Match, where the operator requires one (`SILO_REQUIRE_IF_MATCH`, koa-silo `requireIfMatch`; off by default): send the ETag of the version this write is based on. */
         PreconditionRequired: {
             headers: {
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -2639,8 +2639,8 @@ export interface operations {
             query?: {
                 /** @description As Last-Event-ID, for clients that cannot set headers (Last-Event-ID wins when both are sent). The last version the client has (an event's id): the later versions still in history are replayed first (or `reset` is sent when some were pruned). A canonical integer from 0 to the silo's current version: above it, a 422 (`less_than_equal`). */
                 since?: number;
-                /** @description `1`: each update carries `file_data`. Any other value, or none: metadata only. */
-                data?: string;
+                /** @description `1`: each update carries `file_data`; `0`, or none: metadata only. Any other value is a 422 (`?data=true` carried nothing, silently). */
+                data?: "0" | "1";
             };
             header?: {
                 /** @description The last version the client has (an event's id): the later versions still in history are replayed first (or `reset` is sent when some were pruned). A canonical integer from 0 to the silo's current version: above it, a 422 (`less_than_equal`). */
@@ -2709,8 +2709,8 @@ export interface operations {
             query?: {
                 /** @description As Last-Event-ID, for clients that cannot set headers (Last-Event-ID wins when both are sent). The last version the client has (an event's id): the later versions still in history are replayed first (or `reset` is sent when some were pruned). A canonical integer from 0 to the silo's current version: above it, a 422 (`less_than_equal`). */
                 since?: number;
-                /** @description `1`: each update carries `file_data`. Any other value, or none: metadata only. */
-                data?: string;
+                /** @description `1`: each update carries `file_data`; `0`, or none: metadata only. Any other value is a 422 (`?data=true` carried nothing, silently). */
+                data?: "0" | "1";
             };
             header?: {
                 /** @description The last version the client has (an event's id): the later versions still in history are replayed first (or `reset` is sent when some were pruned). A canonical integer from 0 to the silo's current version: above it, a 422 (`less_than_equal`). */
@@ -2797,8 +2797,8 @@ export interface operations {
             query?: {
                 /** @description As Last-Event-ID, for clients that cannot set headers (Last-Event-ID wins when both are sent). The last version the client has (an event's id): the later versions still in history are replayed first (or `reset` is sent when some were pruned). A canonical integer from 0 to the silo's current version: above it, a 422 (`less_than_equal`). */
                 since?: number;
-                /** @description `1`: each update carries `file_data`. Any other value, or none: metadata only. */
-                data?: string;
+                /** @description `1`: each update carries `file_data`; `0`, or none: metadata only. Any other value is a 422 (`?data=true` carried nothing, silently). */
+                data?: "0" | "1";
             };
             header?: {
                 /** @description The last version the client has (an event's id): the later versions still in history are replayed first (or `reset` is sent when some were pruned). A canonical integer from 0 to the silo's current version: above it, a 422 (`less_than_equal`). */
@@ -2866,8 +2866,8 @@ export interface operations {
             query?: {
                 /** @description As Last-Event-ID, for clients that cannot set headers (Last-Event-ID wins when both are sent). The last version the client has (an event's id): the later versions still in history are replayed first (or `reset` is sent when some were pruned). A canonical integer from 0 to the silo's current version: above it, a 422 (`less_than_equal`). */
                 since?: number;
-                /** @description `1`: each update carries `file_data`. Any other value, or none: metadata only. */
-                data?: string;
+                /** @description `1`: each update carries `file_data`; `0`, or none: metadata only. Any other value is a 422 (`?data=true` carried nothing, silently). */
+                data?: "0" | "1";
             };
             header?: {
                 /** @description The last version the client has (an event's id): the later versions still in history are replayed first (or `reset` is sent when some were pruned). A canonical integer from 0 to the silo's current version: above it, a 422 (`less_than_equal`). */
