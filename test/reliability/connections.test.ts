@@ -12,6 +12,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call } from '../support/http-call.js';
+import { freePort } from '../support/ports.js';
 import { spawnTracked, type Spawned } from '../support/processes.js';
 import { startSiloServer, type SiloServer } from '../support/silo-server.js';
 
@@ -129,11 +130,13 @@ describe('connection limits of silo serve', () => {
   let server: SiloServer;
   let keys: { manage: string; access: string };
   let uuid: string;
+  let metricsPort: number;
   const figures: string[] = [];
 
   beforeAll(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'silo-connections-'));
-    server = await startSiloServer({ SILO_DATA_DIR: path.join(dir, 'data'), SILO_RATE_LIMIT_PER_MINUTE: '0' });
+    metricsPort = await freePort();
+    server = await startSiloServer({ SILO_DATA_DIR: path.join(dir, 'data'), SILO_RATE_LIMIT_PER_MINUTE: '0', SILO_METRICS_PORT: String(metricsPort) });
     keys = server.banner!;
     const created = await call(server.port, '/api/v1/manage/', { method: 'POST', headers: { 'X-MAN-API': keys.manage }, body: { file_name: 'tiny', file_data: [{ a: 1 }] } });
     expect(created.status).toBe(201);
@@ -206,6 +209,9 @@ describe('connection limits of silo serve', () => {
     expect(trickled.closedAfterMs).toBeLessThan((BODY_RATE_WINDOW_S + 3) * 1000);
     expect(paced.status).toBe('HTTP/1.1 201 Created');
     expect(paced.ms).toBeGreaterThan(BODY_RATE_WINDOW_S * 1000);
+    // The metrics count what the client got (they counted a 400, the app's view of a cut body).
+    const metrics = await call(metricsPort, '/metrics');
+    expect(metrics.text).toMatch(/silo_http_requests_total\{route="\/api\/v1\/manage\/",method="POST",status="408"\} 1/);
     figures.push(
       `a keyed POST trickling 20 B/s is cut with a 408 after ${(trickled.closedAfterMs! / 1000).toFixed(1)} s ` +
         `(it had sent ${trickled.sent} bytes), an 8 KB/s upload of 100 KB completes (${(paced.ms / 1000).toFixed(1)} s, 201)`,

@@ -22,6 +22,8 @@ beforeAll(async () => {
     plans: {
       default: { maxDataBytes: 10_000_000, rateLimitPerMinute: 0 },
       small: { maxDataBytes: 10_000, rateLimitPerMinute: 100, accountRateLimitPerMinute: 5, maxKeys: 3 },
+      // No limit per key, one per account: the account's was skipped with the key's.
+      accounts: { maxDataBytes: 10_000, rateLimitPerMinute: 0, accountRateLimitPerMinute: 3 },
     },
   });
   alice = await h.account('alice');
@@ -128,5 +130,13 @@ describe('per account', () => {
     }
     // Five a minute for the account, though each key (100 a minute) has used two.
     expect(statuses).toEqual([200, 200, 200, 200, 200, 429]);
+  });
+
+  it("limits an account's requests when its plan has no limit per key", async () => {
+    await h.silo.accounts.createAccount('unkeyed', 'accounts');
+    const { key } = await h.silo.accounts.createKey({ account: 'unkeyed', type: 'manage', name: 'only' });
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) statuses.push((await h.client.get('/api/v1/manage/silos', { headers: { 'X-MAN-API': key } })).status);
+    expect(statuses).toEqual([200, 200, 200, 429]);
   });
 });

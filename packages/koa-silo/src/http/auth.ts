@@ -46,6 +46,20 @@ export interface Auth {
   anonymous(ctx: Context): Promise<void>;
 }
 
+/** Who a principal is in the audit log: a console user, or a key by its type and name. */
+function actorOf({ user, keyType, keyName }: Principal & { user?: string }): AuditActor {
+  return user !== undefined ? { type: 'console', name: user } : { type: keyType, name: keyName };
+}
+
+/**
+ * The bucket of a caller's own limits (requests, event streams): a key's, by its type and name,
+ * or a console user's. Account names have no ':', and a session's bucket has a prefix of its own:
+ * a key may be named `console:admin`, and it does not spend the console user admin's budget.
+ */
+export function callerLimitKey({ account, keyType, keyName, actor }: Pick<Caller, 'account' | 'keyType' | 'keyName' | 'actor'>): string {
+  return actor.type === 'console' ? `session:${keyType}:${account}:${actor.name}` : `key:${keyType}:${account}:${keyName}`;
+}
+
 export function createAuth(deps: {
   accounts: AccountService;
   plans: Record<string, Plan>;
@@ -83,14 +97,12 @@ export function createAuth(deps: {
       }
       const planName = await accounts.planOf(principal.account);
       const plan = planNamed(plans, planName);
-      if (plan.rateLimitPerMinute > 0) {
-        // Account names have no ':', so the three parts cannot run into each other.
-        // Both counters at once: a counter store that hangs costs one counter's time limit, not two.
-        await Promise.all([
-          rateLimit.consume(ctx, `key:${principal.keyType}:${principal.account}:${principal.keyName}`, planName),
-          rateLimit.consumeAccount(principal.account, planName),
-        ]);
-      }
+      // Both counters at once: a counter store that hangs costs one counter's time limit, not two.
+      // The account's limit holds also where the per-key one is off (0).
+      await Promise.all([
+        plan.rateLimitPerMinute > 0 ? rateLimit.consume(ctx, callerLimitKey({ ...principal, actor: actorOf(principal) }), planName) : undefined,
+        rateLimit.consumeAccount(principal.account, planName),
+      ]);
       // An answer for one key or session: never kept by a shared cache (a proxy or CDN in front
       // of Silo would give it to the next client, keyed or not). `no-store` answers keep theirs.
       if (!ctx.response.get('Cache-Control')) ctx.set('Cache-Control', 'private');
@@ -100,8 +112,8 @@ export function createAuth(deps: {
         if (token === undefined) await accounts.authenticate(value, type);
         else await sessionHolder(sessions!, token);
       };
-      const { account, keyType, keyName, silos, user } = principal;
-      const actor: AuditActor = user !== undefined ? { type: 'console', name: user } : { type: keyType, name: keyName };
+      const { account, keyType, keyName, silos } = principal;
+      const actor = actorOf(principal);
       const caller: Caller = { account, keyType, keyName, plan, confirm, actor, address: clientAddress(ctx, trustProxy) };
       if (silos !== undefined) caller.silos = silos;
       return caller;

@@ -186,7 +186,10 @@ function collect(ctx: Context, limit: BodyLimit, length: number | undefined): Pr
     };
     const onError = () => {
       cleanup();
-      reject(new ClientAbortedError());
+      // A server in front may have cut the body for coming too slowly and answered 408 itself
+      // (silo-server's body-rate guard), saying so in the status: the error, and so the
+      // metrics, report what the client got.
+      reject(new ClientAbortedError(ctx.res.statusCode === 408 ? 408 : 400));
     };
     const onAborted = onError;
     const onClose = () => {

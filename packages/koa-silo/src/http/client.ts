@@ -52,5 +52,10 @@ export function clientNetwork(address: string): string {
  */
 export function clientLimitKey(ctx: Context, trustProxy: boolean): string {
   const address = clientAddress(ctx, trustProxy);
-  return address.includes('.') ? address : clientNetwork(address);
+  // Only an IPv4 address as the socket gives it is taken as written: an IPv6 address with a
+  // dotted tail (`2001:db8::1.2.3.4`, from a trusted proxy's header) is an address of its /64.
+  return !address.includes(':') || SOCKET_IPV4.test(address) ? address : clientNetwork(address);
 }
+
+/** An IPv4 client as a dual-stack socket names it. */
+const SOCKET_IPV4 = /^::ffff:\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}$/;

@@ -45,8 +45,8 @@ export class TooManyRequestsError extends SiloError {
 
 /** The client went away (or broke the stream) while sending its body: nobody reads the answer. */
 export class ClientAbortedError extends SiloError {
-  constructor() {
-    super(400, 'The request body was not received completely');
+  constructor(status: 400 | 408 = 400) {
+    super(status, 'The request body was not received completely');
   }
 }
 

@@ -23,7 +23,7 @@
 import type { Context } from 'koa';
 import { type EventBus, NotFoundError, ValidationError, type Region, type SiloEvent, type SiloMeta, type VersionInfo } from '../model/index.js';
 import type { SiloService } from '../service/types.js';
-import { reaches, type Auth, type Caller } from './auth.js';
+import { callerLimitKey, reaches, type Auth, type Caller } from './auth.js';
 import { clientLimitKey } from './client.js';
 import { allowAnyOrigin } from './cors.js';
 import type { Admission } from '../limits/admission.js';
@@ -267,7 +267,7 @@ export function eventHandlers(deps: EventsDeps) {
   });
 
   const clientOf = (ctx: Context, caller: Caller | undefined) =>
-    caller ? `key:${caller.keyType}:${caller.account}:${caller.keyName}` : `ip:${clientLimitKey(ctx, deps.trustProxy)}`;
+    caller ? callerLimitKey(caller) : `ip:${clientLimitKey(ctx, deps.trustProxy)}`;
 
   /** A stream for `caller` (undefined: the public address), and whether its key was checked just now. */
   function open(ctx: Context, caller: Caller | undefined): { stream: EventStream; keyFresh: () => boolean } {
