@@ -347,3 +347,36 @@ describe('sign-in slow-down and client networks', () => {
     expect(clientNetwork('unknown')).toBe('unknown');
   });
 });
+
+describe("the console's own API and the rate limits", () => {
+  let h: Harness;
+  let password: string;
+  const page = (path: string, ip: string, cookie?: string) =>
+    rawRequest(h.server.port, path, {
+      method: 'GET',
+      headers: { origin: ORIGIN(h.server.port), 'x-forwarded-for': ip, ...(cookie ? { cookie } : {}) },
+    });
+
+  beforeAll(async () => {
+    h = await startSilo({ console: true, trustProxy: true, plans: { default: { maxDataBytes: 1_000_000, rateLimitPerMinute: 3 } } });
+    await h.account('acme');
+    ({ password } = await h.silo.console.createUser({ account: 'acme', name: 'ann' }));
+  });
+  afterAll(() => h.close());
+
+  it('counts made-up cookies against their address and a signed-in user against its session (neither was counted)', async () => {
+    const guesses: number[] = [];
+    for (let i = 0; i < 4; i++) guesses.push((await page('/console/api/me', '10.9.9.9', `silo_session=${'x'.repeat(43)}`)).status);
+    expect(guesses).toEqual([401, 401, 401, 429]);
+    const signedIn = await rawRequest(h.server.port, '/console/api/sign-in', {
+      method: 'POST',
+      headers: { origin: ORIGIN(h.server.port), 'x-forwarded-for': '10.9.9.8', 'content-type': 'application/json' },
+      body: { user: 'ann', password },
+    });
+    expect(signedIn.status).toBe(200);
+    const cookie = String(signedIn.headers['set-cookie']).split(';')[0]!;
+    const listings: number[] = [];
+    for (let i = 0; i < 4; i++) listings.push((await page('/console/api/keys', '10.9.9.7', cookie)).status);
+    expect(listings).toEqual([200, 200, 200, 429]);
+  });
+});

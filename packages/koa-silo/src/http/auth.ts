@@ -44,6 +44,8 @@ export interface Auth {
   require(ctx: Context, type: KeyType): Promise<Caller>;
   /** Count an anonymous request by address under the default plan; throws 429. */
   anonymous(ctx: Context): Promise<void>;
+  /** Count a request of a signed-in console user (the console's own API), as its session's key would be; throws 429. */
+  countSession(ctx: Context, who: { account: string; user: string }): Promise<void>;
 }
 
 /** Who a principal is in the audit log: a console user, or a key by its type and name. */
@@ -79,8 +81,21 @@ export function createAuth(deps: {
     return { account: who.account, keyType: type, keyName: `console:${who.user}`, user: who.user };
   }
 
+  /** Counts a request of `account` in `bucket` (its key's or session's) and in the account's own limit; the plan it counted by. */
+  async function count(ctx: Context, account: string, bucket: string): Promise<Plan> {
+    const planName = await accounts.planOf(account);
+    const plan = planNamed(plans, planName);
+    // Both counters at once: a counter store that hangs costs one counter's time limit, not two.
+    // The account's limit holds also where the per-key one is off (0).
+    await Promise.all([plan.rateLimitPerMinute > 0 ? rateLimit.consume(ctx, bucket, planName) : undefined, rateLimit.consumeAccount(account, planName)]);
+    return plan;
+  }
+
   return {
     anonymous,
+    async countSession(ctx, { account, user }) {
+      await count(ctx, account, callerLimitKey({ account, keyType: 'manage', keyName: `console:${user}`, actor: { type: 'console', name: user } }));
+    },
     async require(ctx, type) {
       const value = ctx.get(KEY_HEADER[type]);
       const token = value === '' && sessions ? sessionToken(ctx) : undefined;
@@ -95,14 +110,7 @@ export function createAuth(deps: {
         if (err instanceof UnauthorizedError) await anonymous(ctx);
         throw err;
       }
-      const planName = await accounts.planOf(principal.account);
-      const plan = planNamed(plans, planName);
-      // Both counters at once: a counter store that hangs costs one counter's time limit, not two.
-      // The account's limit holds also where the per-key one is off (0).
-      await Promise.all([
-        plan.rateLimitPerMinute > 0 ? rateLimit.consume(ctx, callerLimitKey({ ...principal, actor: actorOf(principal) }), planName) : undefined,
-        rateLimit.consumeAccount(principal.account, planName),
-      ]);
+      const plan = await count(ctx, principal.account, callerLimitKey({ ...principal, actor: actorOf(principal) }));
       // An answer for one key or session: never kept by a shared cache (a proxy or CDN in front
       // of Silo would give it to the next client, keyed or not). `no-store` answers keep theirs.
       if (!ctx.response.get('Cache-Control')) ctx.set('Cache-Control', 'private');

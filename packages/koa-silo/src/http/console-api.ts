@@ -23,6 +23,7 @@ import { clientAddress, clientNetwork } from './client.js';
 import { sendEmpty, sendJson } from './respond.js';
 import { checkOrigin, clearSessionCookie, sessionHolder, sessionToken, setSessionCookie } from './session-cookie.js';
 import type { SignInGuard } from './sign-in-guard.js';
+import type { Auth } from './auth.js';
 import { consoleKeyBody, signInBody, type ConsoleKeyBody, type SignInBody } from '../schemas/console.js';
 
 const BODY = { bodyBytes: 16 * 1024, planBytes: 16 * 1024 };
@@ -31,6 +32,8 @@ const checkKey = validator<ConsoleKeyBody>(consoleKeyBody);
 
 export interface ConsoleApiDeps {
   console: ConsoleService;
+  /** The rate limits the console's requests are counted in. */
+  auth: Pick<Auth, 'anonymous' | 'countSession'>;
   accounts: AccountService;
   signInGuard: SignInGuard;
   maxJsonDepth: number;
@@ -42,10 +45,21 @@ export function consoleApiHandlers(deps: ConsoleApiDeps) {
   const { accounts } = deps;
   const trustProxy = deps.trustProxy ?? false;
 
-  /** The signed-in user, or 401; a mutating request must also come from this server's pages. */
+  /**
+   * The signed-in user, or 401; a mutating request must also come from this server's pages. Every
+   * request is counted as the console's requests over the API are: a made-up cookie against its
+   * address (as a wrong key is), a signed-in user against its session's and its account's budgets.
+   */
   async function signedIn(ctx: Context): Promise<SignedIn> {
-    const who = await sessionHolder(deps.console, sessionToken(ctx));
+    let who: SignedIn;
+    try {
+      who = await sessionHolder(deps.console, sessionToken(ctx));
+    } catch (error) {
+      if (error instanceof UnauthorizedError) await deps.auth.anonymous(ctx);
+      throw error;
+    }
     checkOrigin(ctx, trustProxy);
+    await deps.auth.countSession(ctx, who);
     return who;
   }
 
@@ -89,6 +103,8 @@ export function consoleApiHandlers(deps: ConsoleApiDeps) {
     async session(ctx: Context): Promise<void> {
       const token = sessionToken(ctx);
       const who = token === undefined ? undefined : await deps.console.resolve(token);
+      if (who) await deps.auth.countSession(ctx, who);
+      else await deps.auth.anonymous(ctx);
       ctx.set('Cache-Control', 'no-store');
       sendJson(ctx, 200, who ? { signed_in: true, ...who } : { signed_in: false });
     },

@@ -121,6 +121,7 @@ export function createHttp(deps: HttpDeps): SiloHttp {
   const hooks = webhookHandlers({ auth, webhooks: deps.webhooks, maxJsonDepth: options.maxJsonDepth });
   const consoleApi = consoleApiHandlers({
     console: deps.console,
+    auth,
     accounts: deps.accounts,
     trustProxy: options.trustProxy,
     signInGuard: createSignInGuard(rateLimit, options.trustProxy),
