@@ -22,8 +22,11 @@ export function isClientFault(err: unknown): boolean {
 }
 
 function detailOf(status: number): string | undefined {
-  return status === 431 ? HEADERS_TOO_LARGE : undefined;
+  return status === 431 ? HEADERS_TOO_LARGE : status === 408 ? HEADERS_TOO_SLOW : undefined;
 }
+
+/** What a 408 of a request whose headers never finished says (Node's headersTimeout). */
+const HEADERS_TOO_SLOW = 'Request Timeout: the request line and headers did not arrive in time';
 
 function statusOf(code: string | undefined): number {
   if (code === 'HPE_HEADER_OVERFLOW') return 431;
@@ -138,6 +141,8 @@ export function clientErrorHandler(warn: ThrottledWarn, starts: RequestStarts): 
       answerAndClose(socket, status, req.method !== 'HEAD', detailOf(status));
       return;
     }
-    answerAndClose(socket, status, method === 'other' || method === 'idle', detailOf(status));
+    // A timeout's request is not known (Node passes no bytes with it), but its answer goes out as
+    // the connection closes: a HEAD client reads no body and there is no next response to spoil.
+    answerAndClose(socket, status, method === 'other' || method === 'idle' || status === 408, detailOf(status));
   };
 }
