@@ -2,7 +2,8 @@
  * `silo import`: lines of an export (format.ts) written into empty storage, in the order they
  * come: accounts and keys through storage's own inserts, each silo with its whole history in one
  * commit (SiloStorage.importSilo) once its last version line is read. A few silos are written at
- * once (WRITE_AHEAD) while the next lines are read; memory holds those and one silo being read.
+ * once (WRITE_AHEAD, and WRITE_AHEAD_CHARS of history in all) while the next lines are read;
+ * memory holds those and one silo being read.
  *
  * Webhooks and console users are held until every line is read and the counts line matches what
  * was read, then inserted (webhooks with their secrets, and no per-account limit: the export held
@@ -30,6 +31,11 @@ export class ImportError extends Error {}
 
 /** Silos being written while the next lines are read. */
 const WRITE_AHEAD = 8;
+/**
+ * And the characters of their histories, in all: eight silos of 20 versions of 10 MB held 1.6 GB
+ * at once. One silo is always written, however large (its history is one commit).
+ */
+const WRITE_AHEAD_CHARS = 128 * 1024 * 1024;
 
 /** A failure of one line of the input: its message names the line. */
 class LineError extends Error {}
@@ -59,23 +65,32 @@ interface OpenSilo {
   versions: ImportedVersion[];
 }
 
-/** Writes in flight, at most `limit`; the first failure is raised by the next add or by settle. */
-class WriteWindow {
+/** Writes in flight, at most `limit` and `maxSize` in all; the first failure is raised by the next add or by settle. */
+export class WriteWindow {
   readonly #inFlight = new Set<Promise<void>>();
+  #size = 0;
   #failure: unknown;
   #failed = false;
 
-  constructor(private readonly limit: number) {}
+  constructor(
+    private readonly limit: number,
+    /** The most `size` the writes under way may add up to (one write may pass it alone). */
+    private readonly maxSize: number,
+  ) {}
 
-  async add(write: () => Promise<void>): Promise<void> {
+  async add(size: number, write: () => Promise<void>): Promise<void> {
     this.#raise();
-    while (this.#inFlight.size >= this.limit) await Promise.race(this.#inFlight);
+    while (this.#inFlight.size >= this.limit || (this.#inFlight.size > 0 && this.#size + size > this.maxSize)) await Promise.race(this.#inFlight);
     this.#raise();
+    this.#size += size;
     const running: Promise<void> = write()
       .catch((error: unknown) => {
         if (!this.#failed) [this.#failed, this.#failure] = [true, error];
       })
-      .finally(() => this.#inFlight.delete(running));
+      .finally(() => {
+        this.#inFlight.delete(running);
+        this.#size -= size;
+      });
     this.#inFlight.add(running);
   }
 
@@ -109,7 +124,7 @@ export async function importLines(storage: SiloStorage, lines: AsyncIterable<str
     throw new ImportError('the target storage is not empty (it holds accounts, keys or silos): import into an empty store; nothing was written');
   }
   const created: string[] = [];
-  const writes = new WriteWindow(WRITE_AHEAD);
+  const writes = new WriteWindow(WRITE_AHEAD, WRITE_AHEAD_CHARS);
   try {
     return await importInto(storage, lines, options, created, writes);
   } catch (error) {
@@ -171,7 +186,8 @@ async function importInto(storage: SiloStorage, lines: AsyncIterable<string>, op
   const writeOpen = async () => {
     const { silo, versions, line } = open!;
     open = undefined;
-    await writes.add(async () => {
+    const chars = versions.reduce((sum, version) => sum + version.text.length, 0);
+    await writes.add(chars, async () => {
       try {
         await storage.importSilo(siloOf(silo), versions);
       } catch (error) {
