@@ -33,17 +33,18 @@ export interface CheckedBody {
 const FIELDS = BODY_FIELDS.filter((f) => f !== 'file_data');
 
 export function checkBody(shape: BodyShape, text: string, maxDepth: number, maxOperations: number): CheckedBody {
-  return checkedBody(shape, text, maxDepth, maxOperations).checked;
+  return checkedBody(shape, text, maxDepth, maxOperations, false).checked;
 }
 
 /**
- * checkBody, and the body's parse when it is a patch that may be applied: parsed as the patch
- * will be (numbers as written), so that a worker may keep it for the patch task that follows
- * and a large patch is parsed once (tasks.ts).
+ * checkBody, and, when `keep`, the body's parse if it is a patch that may be applied: parsed as
+ * the patch will be (numbers as written), so that a worker may keep it for the patch task that
+ * follows and a large patch is parsed once (tasks.ts). A parse nobody keeps is JSON.parse's: the
+ * check reads no number, and the exact parser's scan would be work thrown away.
  */
-export function checkedBody(shape: BodyShape, text: string, maxDepth: number, maxOperations: number): { checked: CheckedBody; patch?: unknown } {
+export function checkedBody(shape: BodyShape, text: string, maxDepth: number, maxOperations: number, keep: boolean): { checked: CheckedBody; patch?: unknown } {
   if (shape === 'merge-patch' || shape === 'json-patch') {
-    const patch = parseBodyJson(text, maxDepth, parseJson);
+    const patch = parseBodyJson(text, maxDepth, keep ? parseJson : JSON.parse);
     const issues = shape === 'json-patch' ? checkJsonPatch(patch, maxOperations).detail : [];
     return issues.length > 0 ? { checked: { issues, fields: {} } } : { checked: { issues, fields: {} }, patch };
   }

@@ -128,7 +128,7 @@ export class TaskRunner {
   checkBody(task: BodyTask): CheckedBody {
     const bytes = estimateParsedBytes(task.text);
     if (bytes > this.taskBytes) this.parsed.clear();
-    const { checked, patch } = checkedBody(task.shape, task.text, task.maxDepth, task.maxOperations);
+    const { checked, patch } = checkedBody(task.shape, task.text, task.maxDepth, task.maxOperations, task.keep !== undefined);
     if (task.keep !== undefined && patch !== undefined) {
       this.parsed.set(KEPT_PATCH, task.keep, patch, bytes);
       // Not for long: a large parse held costs every collection of this worker's heap, and the
