@@ -29,12 +29,12 @@ export function isLostConnection(error: unknown): boolean {
 
 /** `pool.query(config)`, retried on another connection while the connections it gets were lost. */
 export async function queryIdempotent<R extends pg.QueryResultRow>(pool: pg.Pool, config: pg.QueryConfig<unknown[]>): Promise<pg.QueryResult<R>> {
+  const held = pool.totalCount;
   for (let lost = 0; ; lost++) {
     try {
       return await pool.query<R>(config);
     } catch (error) {
-      // Each lost client has left the pool, so the idle ones that remain bound the retries.
-      if (!isLostConnection(error) || lost > pool.idleCount) throw error;
+      if (!isLostConnection(error) || lost >= held) throw error;
     }
   }
 }

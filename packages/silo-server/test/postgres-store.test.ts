@@ -3,6 +3,7 @@
  * afterwards): every Keyv is a store on one pool, as the server's instances are on one database,
  * so multiInstance runs the tests of several instances sharing it.
  */
+import { spawn } from 'node:child_process';
 import Keyv from 'keyv';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -114,4 +115,32 @@ describe.skipIf(!havePostgres)('PostgresStore', () => {
       await pool.end();
     }
   });
+
+  it('reads on when the ends of its connections arrive one at a time, as on a loaded machine (CI failed a request on it)', async () => {
+    // Two busy processes slow PostgreSQL's backends, so that a read is handed dead connections
+    // while the ends of the others are still arriving: the idle ones leave the pool under it.
+    const hogs = Array.from({ length: 2 }, () => spawn(process.execPath, ['-e', 'for (;;);'], { stdio: 'ignore' }));
+    const application = `silo_loaded_${process.pid}`;
+    const pool = new pg.Pool({ connectionString: TEST_POSTGRES_URL, options: `-c search_path=${schema!.name}`, application_name: application, max: 8 });
+    let ends = 0;
+    pool.on('error', () => void ends++);
+    const admin = new pg.Client({ connectionString: TEST_POSTGRES_URL });
+    await admin.connect();
+    try {
+      const s = await PostgresStore.open({ pool, table: 'loaded' });
+      await s.set('k', 'v');
+      for (let round = 0; round < 12; round++) {
+        await Promise.all(Array.from({ length: 8 }, () => s.get('k')));
+        const before = ends;
+        await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1', [application]);
+        // As the server's first "storage connection lost" line, then a request's reads one after another.
+        while (ends === before) await new Promise((resolve) => setTimeout(resolve, 1));
+        for (let i = 0; i < 4; i++) expect(await Promise.all([s.get('k'), s.getMany(['k'])])).toEqual(['v', ['v']]);
+      }
+    } finally {
+      for (const hog of hogs) hog.kill();
+      await admin.end();
+      await pool.end();
+    }
+  }, 30_000);
 });
