@@ -244,6 +244,21 @@ describe('VersionCache', () => {
     expect(['a', 'd', 'e', 'f'].map((key) => cache.get(key, 'v1') ?? '-')).toEqual(['A', '-', 'E', 'F']);
   });
 
+  it('drops, at each period, the entries neither stored nor read in the one before', () => {
+    const cache = new VersionCache<string>(100);
+    cache.set('a', 'v1', 'A', 4);
+    cache.set('b', 'v1', 'B', 4);
+    cache.dropIdle(); // both were stored in the period that ends
+    expect(cache.get('a', 'v1')).toBe('A');
+    cache.dropIdle(); // b was not read in it
+    expect([cache.get('a', 'v1'), cache.get('b', 'v1')]).toEqual(['A', undefined]);
+    expect(cache.heldBytes).toBe(4);
+    cache.dropIdle();
+    cache.dropIdle();
+    expect(cache.size).toBe(0);
+    expect(cache.heldBytes).toBe(0);
+  });
+
   it('runs one loader for concurrent loads of a key, version and scope; a failure is not kept', async () => {
     const cache = new VersionCache<string>(100);
     let calls = 0;

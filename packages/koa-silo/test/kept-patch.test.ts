@@ -77,3 +77,21 @@ describe('Work: a large patch checked on a worker', () => {
     expect((await work.checkBody('alice', 'update', `{"file_data":${large}}`, 1000, 1000, 'u')).kept).toBeUndefined();
   });
 });
+
+describe("a worker's parses of silos", () => {
+  afterEach(() => vi.useRealTimers());
+
+  const query = (text?: string) => ({ kind: 'query', uuid: 'q', etag: '"1"', search: 'idx=0', ...(text === undefined ? {} : { text }) }) as const;
+
+  it('are kept while queried, and let go 5 to 10 s after the last query (held, they cost every collection of the heap)', async () => {
+    vi.useFakeTimers();
+    const runner = new TaskRunner(1 << 20, 1 << 20);
+    expect('bytes' in (await runner.run(query('[{"a":1}]')))).toBe(true);
+    for (let i = 0; i < 5; i++) {
+      vi.advanceTimersByTime(4_000);
+      expect('bytes' in (await runner.run(query())), `queried again after ${4 * (i + 1)} s`).toBe(true);
+    }
+    vi.advanceTimersByTime(10_000);
+    expect(await runner.run(query())).toEqual({ miss: true });
+  });
+});

@@ -29,12 +29,15 @@ interface Entry<T> {
   bytes: number;
   /** Read since it was stored or last passed over by an eviction (its second chance). */
   used: boolean;
+  /** The period (see dropIdle) it was last stored or read in. */
+  seen: number;
 }
 
 export class VersionCache<T> {
   private readonly entries = new Map<string, Entry<T>>();
   private readonly loading = new Map<string, Promise<Loaded<T>>>();
   private bytes = 0;
+  private period = 0;
 
   constructor(private readonly budget: number) {}
 
@@ -44,6 +47,7 @@ export class VersionCache<T> {
     if (!hit || hit.version !== version) return undefined;
     // Marked, not moved to the back: a hit is the hot path of every cached read (see evict).
     hit.used = true;
+    hit.seen = this.period;
     return hit.value;
   }
 
@@ -71,7 +75,7 @@ export class VersionCache<T> {
   set(key: string, version: string, value: T, bytes: number): void {
     this.drop(key);
     if (bytes > this.budget) return;
-    this.entries.set(key, { version, value, bytes, used: false });
+    this.entries.set(key, { version, value, bytes, used: false, seen: this.period });
     this.bytes += bytes;
     if (this.bytes > this.budget) this.evict(key);
   }
@@ -93,6 +97,18 @@ export class VersionCache<T> {
         this.bytes -= entry.bytes;
       }
     }
+  }
+
+  /**
+   * Drops every entry neither stored nor read since the previous call, and starts a new period:
+   * called every T, an unused entry goes after T to 2T. For holders whose entries cost while
+   * merely kept (a worker's parses are marked by every collection of its heap).
+   */
+  dropIdle(): void {
+    for (const [key, entry] of this.entries) {
+      if (entry.seen !== this.period) this.drop(key);
+    }
+    this.period++;
   }
 
   drop(key: string): void {

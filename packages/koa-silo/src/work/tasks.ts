@@ -95,6 +95,14 @@ const KEPT_PATCH = '\0kept patch';
 /** How long a checked patch body's parse waits for its patch task (else it is parsed again). */
 const KEPT_MS = 10_000;
 
+/**
+ * How long a parse is kept unused: 5 to 10 s. A large parse held costs every major collection of
+ * the worker's heap, whose marking runs on threads that share the cores with the event loop (the
+ * isolation test's tiny reads felt 20-40 ms of it), so a parse is kept for the queries that come
+ * in a burst, not for the one a minute later (which parses again: ~100-300 ms of a worker per 10 MB).
+ */
+const IDLE_MS = 5_000;
+
 /** One thread's state: its parsed-data cache and compiled queries. */
 export class TaskRunner {
   private readonly parsed: VersionCache<unknown>;
@@ -107,6 +115,7 @@ export class TaskRunner {
     private readonly taskBytes: number,
   ) {
     this.parsed = new VersionCache<unknown>(cacheBytes);
+    if (cacheBytes > 0) setInterval(() => this.parsed.dropIdle(), IDLE_MS).unref();
   }
 
   async run<T extends Task>(task: T): Promise<TaskResult<T>> {
