@@ -156,6 +156,8 @@ export function createVersions(deps: VersionsDeps): Versions {
     readonly batchDelete: string[] = [];
     readonly #joined = new Map<KeyvTextStore, { store: KeyvTextStore; set: [string, string][]; delete: string[] }>();
     readonly #before: { region: Region; blob: string; text: string }[] = [];
+    /** Blobs put before the commit already (their texts let go). */
+    readonly #placed: { region: Region; blob: string }[] = [];
     readonly #after: { region: Region; blob: string }[] = [];
 
     constructor(private readonly at: SiloKeys) {}
@@ -188,14 +190,28 @@ export function createVersions(deps: VersionsDeps): Versions {
       }
     }
 
-    /** The puts that must land before the commit. */
+    /**
+     * A copy of `blob` of region `from` as `copy` in region `to` (a move), read off the event loop
+     * where the store can and, when it is not small, put at once: a move of a long history of
+     * large versions holds one of them at a time, and each put has its own storage time limit.
+     */
+    async copy(from: Region, blob: string, to: Region, copy: string): Promise<void> {
+      const text = await regions[from].getLarge(this.at.blob(from, blob));
+      if (text === undefined) return;
+      this.put(to, copy, text);
+      await this.putBefore();
+    }
+
+    /** The puts that must land before the commit (those pending: each is put once). */
     async putBefore(): Promise<void> {
-      await Promise.all(this.#before.map(({ region, blob, text }) => regions[region].set(this.at.blob(region, blob), text)));
+      const pending = this.#before.splice(0);
+      this.#placed.push(...pending.map(({ region, blob }) => ({ region, blob })));
+      await Promise.all(pending.map(({ region, blob, text }) => regions[region].set(this.at.blob(region, blob), text)));
     }
 
     /** Undoes putBefore when the commit did not happen (those blobs have fresh ids: nobody names them). */
     async undoBefore(): Promise<void> {
-      await Promise.all(this.#before.map(({ region, blob }) => deleteBlobs(region, this.at, [blob])));
+      await Promise.all([...this.#placed, ...this.#before].map(({ region, blob }) => deleteBlobs(region, this.at, [blob])));
     }
 
     /** The removals that wait for the commit. */
@@ -339,12 +355,12 @@ export function createVersions(deps: VersionsDeps): Versions {
         }
       }
       const blobs = new BlobChanges(at);
-      await Promise.all(
-        [...renamed].map(async ([blob, copy]) => {
-          const text = await regions[from].get(at.blob(from, blob));
-          if (text !== undefined) blobs.put(to, copy, text);
-        }),
-      );
+      try {
+        for (const [blob, copy] of renamed) await blobs.copy(from, blob, to, copy);
+      } catch (error) {
+        await blobs.undoBefore();
+        throw error;
+      }
       if (appended !== undefined) blobs.put(to, tail!.at(-1)!, appended);
       else if (next.data) blobs.put(to, head.blob, typeof next.data.text === 'string' ? next.data.text : await next.data.text());
       await blobs.putBefore();
