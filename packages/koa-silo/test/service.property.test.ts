@@ -153,7 +153,10 @@ describe('silo service properties', () => {
                 is_public: step.isPublic,
                 file_data: step.data,
               });
-              if (allowed) {
+              // No field at all is a 422 (contract §4), checked before the silo is looked up.
+              if ([step.name, step.region, step.isPublic, step.data].every((field) => field === undefined)) {
+                await expect(outcome).rejects.toMatchObject({ status: 422 });
+              } else if (allowed) {
                 const { record, text } = await outcome;
                 // Data given is a change even when equal; the other fields only when they differ.
                 const changes =
