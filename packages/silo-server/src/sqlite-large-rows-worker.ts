@@ -1,7 +1,8 @@
 /**
  * The worker thread of sqlite-large-rows.ts: a connection of its own to the database file, which
- * writes the large rows it is sent, each in an IMMEDIATE transaction of its own, and reads the ones
- * it is asked for; it answers each request when done (or why not).
+ * writes the large rows it is sent and deletes the ones it is told to, each in an IMMEDIATE
+ * transaction of its own, and reads the ones it is asked for; it answers each request when done
+ * (or why not).
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
@@ -12,7 +13,10 @@ const db = new Database(settings.file, { timeout: settings.busyTimeoutMs });
 db.pragma(`synchronous = ${settings.synchronous.toUpperCase()}`);
 
 type Row = { value: string | Buffer; expires: number | null };
-const statements = new Map<string, { upsert: Database.Statement<[string, string, number | null]>; select: Database.Statement<[string], Row> }>();
+const statements = new Map<
+  string,
+  { upsert: Database.Statement<[string, string, number | null]>; select: Database.Statement<[string], Row>; remove: Database.Statement<[string]> }
+>();
 
 /** The table name was checked by SqliteStore (TABLE_NAME) before it got here. */
 function statementsOf(table: string) {
@@ -21,6 +25,7 @@ function statementsOf(table: string) {
     made = {
       upsert: db.prepare(`INSERT INTO "${table}" (key, value, expires) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value, expires = excluded.expires`),
       select: db.prepare(`SELECT value, expires FROM "${table}" WHERE key = ?`),
+      remove: db.prepare(`DELETE FROM "${table}" WHERE key = ?`),
     };
     statements.set(table, made);
   }
@@ -28,9 +33,13 @@ function statementsOf(table: string) {
 }
 
 function handle(request: LargeRowRequest): LargeRowReply {
-  const { upsert, select } = statementsOf(request.table);
+  const { upsert, select, remove } = statementsOf(request.table);
   if (request.op === 'write') {
     db.transaction(() => upsert.run(request.key, request.value, request.expires)).immediate();
+    return { id: request.id };
+  }
+  if (request.op === 'delete') {
+    db.transaction(() => remove.run(request.key)).immediate();
     return { id: request.id };
   }
   const row = select.get(request.key);

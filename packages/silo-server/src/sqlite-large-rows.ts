@@ -1,7 +1,8 @@
 /**
- * Large rows written and read off the event loop. An insert of a 10 MB value held the event loop
- * for 20 to 50 ms (SQLite copies it into some 2 500 overflow pages), a read of one 10 to 14 ms, and
- * every other request of the server waited: rows that large are written and read instead by a
+ * Large rows written, read and deleted off the event loop. An insert of a 10 MB value held the
+ * event loop for 20 to 50 ms (SQLite copies it into some 2 500 overflow pages), a read of one 10 to
+ * 14 ms, a delete of 20 of them (a silo and its history) 420 ms, and every other request of the
+ * server waited: rows that large are written and read instead by a
  * worker thread with a connection of its own to the same file, each write in its own transaction.
  * This process's own connection takes turns with those writes (GroupCommit.outside), so that its
  * commits never wait for one in SQLite's busy handler, which sleeps on the event loop; reads need
@@ -9,8 +10,10 @@
  *
  * A write this way is its own transaction, not part of anyone's batch: only values nobody reads
  * before they are written suit it (koa-silo puts a large blob under a fresh key before the commit
- * that names it, as it does for a store its batch cannot reach). A read this way is asked for by
- * whoever knows the row is large (koa-silo knows a blob's size from its silo's head).
+ * that names it, as it does for a store its batch cannot reach), and only rows no commit names any
+ * more suit a delete this way (koa-silo removes a large blob after the commit that let it go). A
+ * read or a delete this way is asked for by whoever knows the row is large (koa-silo knows a blob's
+ * size from its silo's head and history).
  */
 import { Worker } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
@@ -25,10 +28,10 @@ export interface LargeRowsSettings {
   synchronous: 'normal' | 'full';
 }
 
-/** To the worker: a row to write, or one to read. */
+/** To the worker: a row to write, one to read, or one to delete. */
 export type LargeRowRequest =
   | { op: 'write'; id: number; table: string; key: string; value: string; expires: number | null }
-  | { op: 'read'; id: number; table: string; key: string };
+  | { op: 'read' | 'delete'; id: number; table: string; key: string };
 
 /** From the worker: done (with the value read, when there is one), or why not. */
 export interface LargeRowReply {
@@ -53,6 +56,11 @@ export class SqliteLargeRows {
   /** Writes the row, in its turn among this connection's commits; resolves once it is committed. */
   async write(table: string, key: string, value: string, expires: number | null): Promise<void> {
     await groupCommitOf(this.db).outside(() => this.#ask({ op: 'write', table, key, value, expires }));
+  }
+
+  /** Deletes the row (there may be none), in its turn among this connection's commits. */
+  async delete(table: string, key: string): Promise<void> {
+    await groupCommitOf(this.db).outside(() => this.#ask({ op: 'delete', table, key }));
   }
 
   /** The row's value (undefined when there is none, or it expired), read by the worker. */

@@ -398,6 +398,20 @@ export class SqliteStore extends AdapterEvents implements KeyvStoreAdapter {
     return (await this.#inTurn(() => this.#remove(key))) > 0;
   }
 
+  /**
+   * Deletes a row its caller knows to be large (a silo's blob that no commit names any more) off
+   * the event loop, as getLarge reads one: freeing its thousands of overflow pages is the work.
+   */
+  async deleteLarge(key: string): Promise<void> {
+    if (!this.#offThread || this.#closed) {
+      await this.delete(key);
+      return;
+    }
+    this.#cache.forget(key);
+    await this.#offThread.delete(this.#table, key);
+    this.#cache.forget(key);
+  }
+
   async deleteMany(keys: string[]): Promise<boolean> {
     if (keys.length === 0) return false;
     return this.#inTurn(() => {

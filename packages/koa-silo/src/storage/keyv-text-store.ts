@@ -56,6 +56,15 @@ function hasGetLarge(store: unknown): store is LargeReader {
   return typeof store === 'object' && store !== null && 'getLarge' in store && typeof store.getLarge === 'function';
 }
 
+/** Adapters that delete a value known to be large off the event loop (silo-server's SQLite store). */
+interface LargeDeleter {
+  deleteLarge(key: string): Promise<void>;
+}
+
+function hasDeleteLarge(store: unknown): store is LargeDeleter {
+  return typeof store === 'object' && store !== null && 'deleteLarge' in store && typeof store.deleteLarge === 'function';
+}
+
 const configured = new WeakSet<Keyv>();
 
 /** Applies Silo's settings to `keyv` (idempotent). */
@@ -138,6 +147,13 @@ export class KeyvTextStore implements GuardLimits {
     return guarded('delete', this, async () => {
       await this.keyv.delete(key);
     });
+  }
+
+  /** A value its caller knows to be large, deleted as getLarge reads one. */
+  deleteLarge(key: string): Promise<void> {
+    const store = this.keyv.store as unknown;
+    if (!hasDeleteLarge(store)) return this.delete(key);
+    return guarded('delete', this, () => store.deleteLarge(this.keyvKey(key)));
   }
 
   /** The key as the adapter sees it, after Keyv's namespace prefix (for native commands). */

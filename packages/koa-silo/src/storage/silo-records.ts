@@ -64,6 +64,13 @@ function blobsOf(entry: Pick<VersionEntry, 'blob' | 'tail'>): string[] {
   return entry.tail ? [entry.blob, ...entry.tail] : [entry.blob];
 }
 
+/** The blobs of versions whose data is large (PUT_BEFORE_CHARS or more): removed off the event loop, after their commit. */
+function largeBlobsOf(entries: Iterable<Pick<VersionEntry, 'blob' | 'tail' | 'size'> | undefined>): Set<string> {
+  const large = new Set<string>();
+  for (const entry of entries) if (entry && entry.size >= PUT_BEFORE_CHARS) for (const blob of blobsOf(entry)) large.add(blob);
+  return large;
+}
+
 function entryOf(head: SiloHead): VersionEntry {
   return {
     version: head.version,
@@ -158,7 +165,7 @@ export function createVersions(deps: VersionsDeps): Versions {
     readonly #before: { region: Region; blob: string; text: string }[] = [];
     /** Blobs put before the commit already (their texts let go). */
     readonly #placed: { region: Region; blob: string }[] = [];
-    readonly #after: { region: Region; blob: string }[] = [];
+    readonly #after: { region: Region; blob: string; large: boolean }[] = [];
 
     constructor(private readonly at: SiloKeys) {}
 
@@ -181,10 +188,16 @@ export function createVersions(deps: VersionsDeps): Versions {
       else this.#partOf(region).set.push([key, text]);
     }
 
-    remove(region: Region, blobs: Iterable<string>): void {
+    /**
+     * Removes `blobs` with the commit, those in `large` after it: freeing a large row is work in
+     * proportion to its size (SQLite frees thousands of overflow pages), which the store then does
+     * off the event loop (deleteLarge). A blob no commit names is harmless meanwhile (the sweep
+     * would find it).
+     */
+    remove(region: Region, blobs: Iterable<string>, large: ReadonlySet<string>): void {
       for (const blob of blobs) {
         const key = this.at.blob(region, blob);
-        if (!joinable.get(region)) this.#after.push({ region, blob });
+        if (!joinable.get(region) || large.has(blob)) this.#after.push({ region, blob, large: large.has(blob) });
         else if (regions[region] === main) this.batchDelete.push(key);
         else this.#partOf(region).delete.push(key);
       }
@@ -214,9 +227,13 @@ export function createVersions(deps: VersionsDeps): Versions {
       await Promise.all([...this.#placed, ...this.#before].map(({ region, blob }) => deleteBlobs(region, this.at, [blob])));
     }
 
-    /** The removals that wait for the commit. */
+    /** The removals that wait for the commit: the large ones one at a time, each within its own time limit. */
     async removeAfter(): Promise<void> {
-      await Promise.all(this.#after.map(({ region, blob }) => deleteBlobs(region, this.at, [blob])));
+      const small = this.#after.filter(({ large }) => !large);
+      await Promise.all(small.map(({ region, blob }) => deleteBlobs(region, this.at, [blob])));
+      for (const { region, blob, large } of this.#after) {
+        if (large) await regions[region].deleteLarge(this.at.blob(region, blob)).catch(() => undefined);
+      }
     }
   }
 
@@ -369,7 +386,7 @@ export function createVersions(deps: VersionsDeps): Versions {
         await blobs.undoBefore();
         throw new StorageUnavailableError(new Error(`a write of silo ${uuid} took too long to commit`));
       }
-      blobs.remove(from, moving ? new Set([...renamed.keys(), ...freed, ...blobsOf(current)]) : freed);
+      blobs.remove(from, moving ? new Set([...renamed.keys(), ...freed, ...blobsOf(current)]) : freed, largeBlobsOf([current, ...entries.values()]));
 
       const deliveries = outboxOf(current.account, outbox, entry);
       const committed = await atomic.apply({
@@ -401,7 +418,7 @@ export function createVersions(deps: VersionsDeps): Versions {
       const kept = range(current.oldest, current.version);
       const entries = await getVersions(current, kept);
       const blobs = new BlobChanges(at);
-      blobs.remove(current.region_name, new Set([...blobsOf(current), ...entries.flatMap((e) => (e ? blobsOf(e) : []))]));
+      blobs.remove(current.region_name, new Set([...blobsOf(current), ...entries.flatMap((e) => (e ? blobsOf(e) : []))]), largeBlobsOf([current, ...entries]));
       const deliveries = outboxOf(current.account, outbox, entry);
       const committed = await atomic.apply({
         expect: [[at.head, headText(current)], ...fence()],
