@@ -49,26 +49,6 @@ export function compareNumericString(f: string, v: NumericValue): number {
   return fd > d ? 1 : fd < d ? -1 : compareDecimals(toDecimal(f), v.decimal);
 }
 
-/**
- * Two numeric fields (plain numbers, `JsonNumber`s, strings in JSON number grammar) in exact
- * order, given their nearest doubles: the rule `gt`/`lt` apply above, for sorting (sort.ts).
- * Different doubles settle it; on a tie two plain numbers are the same number (a double has
- * one JSON text), anything else is settled by the exact decimals of the JSON texts.
- */
-export function compareNumericFields(a: unknown, da: number, b: unknown, db: number): number {
-  if (da < db) return -1;
-  if (da > db) return 1;
-  if (typeof a === 'number' && typeof b === 'number') return 0;
-  return compareDecimals(toDecimal(numericText(a)), toDecimal(numericText(b)));
-}
-
-/** The JSON text of a numeric field (see `compareNumericFields`). */
-function numericText(f: unknown): string {
-  if (typeof f === 'string') return f;
-  if (f instanceof JsonNumber) return f.text;
-  return '' + (f as number);
-}
-
 /** A `JsonNumber` field against `value`, exactly. */
 export function compareJsonNumberField(f: JsonNumber, v: NumericValue): number {
   return compareDecimals(toDecimal(f.text), v.decimal);

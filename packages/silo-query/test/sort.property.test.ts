@@ -129,6 +129,15 @@ describe('sort (property)', () => {
     );
   });
 
+  it('a path sorted by again decides nothing more, and equal numbers written differently tie exactly (an attacker sorted 2 000 of them by v eight times)', () => {
+    const data = [{ v: '1.00' }, { v: '1.0' }, { v: 1 }, { v: '0.99' }, { v: new JsonNumber('1e0') }, { v: '1.0000000000000001' }];
+    const order = (sort: string) => (query(data, { sort }) as { v: unknown }[]).map((e) => data.indexOf(e as (typeof data)[number]));
+    expect(order('v')).toEqual([3, 0, 1, 2, 4, 5]);
+    expect(order('v,v,v,v,v,v,v,v')).toEqual(order('v'));
+    expect(order('v,-v')).toEqual(order('v'));
+    expect(order('-v,v')).toEqual([5, 0, 1, 2, 4, 3]);
+  });
+
   it('the top k of many ties is the first k in array order', () => {
     fc.assert(
       fc.property(fc.array(fc.constantFrom(0, 1, 2), { minLength: 1, maxLength: 200 }), fc.integer({ min: 1, max: 20 }), fc.boolean(), (groups, k, desc) => {
