@@ -94,6 +94,18 @@ describe('compression', () => {
     expect((await rawGet(`/public/${big}`, { 'If-None-Match': br.headers.etag! })).status).toBe(304);
   });
 
+  it('names in a 304 the representation the client holds, with Vary, as the 200 that sent it did (a cache refreshes its gzip copy by it)', async () => {
+    const gzip = await rawGet(`/public/${big}`, { 'Accept-Encoding': 'gzip' });
+    const again = await rawGet(`/public/${big}`, { 'Accept-Encoding': 'gzip', 'If-None-Match': `W/${gzip.headers.etag!}` });
+    expect([again.status, again.headers.etag, again.headers.vary]).toEqual([304, gzip.headers.etag, 'Accept-Encoding']);
+    // No longer taking gzip: the 200 would be the identity one, so is the 304's tag.
+    const identity = await rawGet(`/public/${big}`, { 'If-None-Match': gzip.headers.etag! });
+    expect([identity.status, identity.headers.etag]).toEqual([304, gzip.headers.etag!.replace('-gzip"', '"')]);
+    // Holding the identity one: as before.
+    const plain = await rawGet(`/public/${big}`, { 'Accept-Encoding': 'gzip', 'If-None-Match': identity.headers.etag! });
+    expect([plain.status, plain.headers.etag, plain.headers.vary]).toEqual([304, identity.headers.etag, undefined]);
+  });
+
   it('takes a compressed representation\'s ETag in If-Match', async () => {
     const got = await rawGet(`/api/v1/manage/${big}`, { 'Accept-Encoding': 'gzip', ...manage(alice) });
     expect(got.headers['content-encoding']).toBe('gzip');

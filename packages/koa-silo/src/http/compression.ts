@@ -41,9 +41,9 @@ export function answerOnly(bytes: Buffer): Buffer {
 /** Compressed forms of shared bodies, per coding; they go when the body does. */
 const compressed = new WeakMap<Buffer, Partial<Record<Coding, Promise<Buffer>>>>();
 
-/** The coding the request accepts, br before gzip; undefined for identity (q=0 refuses a coding). */
-export function acceptedCoding(header: string | undefined): Coding | undefined {
-  if (!header) return undefined;
+/** The codings an Accept-Encoding header allows (q=0 refuses a coding). */
+function allowedCodings(header: string | undefined): (coding: Coding) => boolean {
+  if (!header) return () => false;
   const q = new Map<string, number>();
   for (const part of header.toLowerCase().split(',')) {
     const [name, ...params] = part.trim().split(';');
@@ -51,8 +51,26 @@ export function acceptedCoding(header: string | undefined): Coding | undefined {
     const weight = params.map((p) => /^\s*q=([0-9.]+)\s*$/.exec(p)?.[1]).find((v) => v !== undefined);
     q.set(name.trim(), weight === undefined ? 1 : Number(weight));
   }
-  const allowed = (coding: Coding) => (q.get(coding) ?? q.get('*') ?? 0) > 0;
+  return (coding) => (q.get(coding) ?? q.get('*') ?? 0) > 0;
+}
+
+/** The coding the request accepts, br before gzip; undefined for identity. */
+export function acceptedCoding(header: string | undefined): Coding | undefined {
+  const allowed = allowedCodings(header);
   return allowed('br') ? 'br' : allowed('gzip') ? 'gzip' : undefined;
+}
+
+/**
+ * The 304 of a client that holds a compressed representation (its If-None-Match named `held`, a
+ * coded tag of the version tagged `etag`): it names that representation, with `Vary:
+ * Accept-Encoding`, as the 200 that sent it did, while the client still takes its coding.
+ */
+export function notModifiedRepresentation(ctx: Context, etag: string, held: string): void {
+  const coding = /-(br|gzip)"$/.exec(held)?.[1] as Coding | undefined;
+  if (coding === undefined) return;
+  if (ctx.res.hasHeader('Vary')) ctx.vary('Accept-Encoding');
+  else ctx.set('Vary', 'Accept-Encoding');
+  if (allowedCodings(ctx.get('Accept-Encoding'))(coding)) ctx.set('ETag', codedEtag(etag, coding));
 }
 
 /** The ETag of the `coding` representation of the one tagged `etag`. */

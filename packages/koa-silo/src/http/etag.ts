@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { Context } from 'koa';
 import type { IfMatch } from '../model/index.js';
-import { uncodedEtag } from './compression.js';
+import { notModifiedRepresentation, uncodedEtag } from './compression.js';
 import { sendEmpty } from './respond.js';
 
 /** What a read with parameters adds to its ETag: a digest of its query string (compute it once per query). */
@@ -22,7 +22,9 @@ export function etagFor(tag: string, queryTag?: string): string {
 /** Sets `etag` on the response; when If-None-Match names it, also answers 304 and returns true. */
 export function answeredNotModified(ctx: Context, etag: string): boolean {
   ctx.set('ETag', etag);
-  if (!notModified(ctx, etag)) return false;
+  const held = heldTag(ctx, etag);
+  if (held === undefined) return false;
+  notModifiedRepresentation(ctx, etag, held);
   sendEmpty(ctx, 304);
   return true;
 }
@@ -45,11 +47,18 @@ function isStar(header: string): boolean {
 
 /** If-None-Match (weak comparison, `*` matches anything) against the current ETag. */
 export function notModified(ctx: Context, etag: string): boolean {
+  return heldTag(ctx, etag) !== undefined;
+}
+
+/** The member of If-None-Match that names the current version (`*`, or a tag without `W/`); undefined when none does. */
+function heldTag(ctx: Context, etag: string): string | undefined {
   const header = ctx.get('If-None-Match');
-  if (!header) return false;
-  if (isStar(header)) return true;
+  if (!header) return undefined;
+  if (isStar(header)) return '*';
   // Any representation of the version will do: the identity one or a compressed one (compression.ts).
-  return parseList(header).some((tag) => uncodedEtag(tag.replace(/^W\//, '')) === etag);
+  return parseList(header)
+    .map((tag) => tag.replace(/^W\//, ''))
+    .find((tag) => uncodedEtag(tag) === etag);
 }
 
 /**
