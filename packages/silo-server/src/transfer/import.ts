@@ -42,6 +42,9 @@ class LineError extends Error {}
 
 const at = (line: number, message: string) => new LineError(`line ${line}: ${message}`);
 
+/** `1 silo`, `2 silos`. */
+const counted = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
 type Phase = 'header' | 'accounts' | 'keys' | 'webhooks' | 'users' | 'audit' | 'silos' | 'end';
 const ORDER: Record<Exclude<TransferRecord['record'], typeof FORMAT_NAME>, Phase> = {
   account: 'accounts',
@@ -346,7 +349,7 @@ async function importInto(storage: SiloStorage, lines: AsyncIterable<string>, op
   const importedAt = new Date().toISOString();
   for (const account of accounts.keys()) {
     const mine = tally(account);
-    await storage.appendAudit(auditEntryOf('import', account, { actor: COMMAND_ACTOR, address: null }, importedAt, undefined, `${mine.silos} silos, ${mine.audit} audit entries`));
+    await storage.appendAudit(auditEntryOf('import', account, { actor: COMMAND_ACTOR, address: null }, importedAt, undefined, `${counted(mine.silos, 'silo')}, ${counted(mine.audit, 'audit entry', 'audit entries')}`));
   }
   progress.done(written);
   return written;
