@@ -111,7 +111,7 @@ async function crashRun(label: string, env: Record<string, string>): Promise<voi
       expect(reply.json.version).toBe(silo.version + 1);
       silo.version++;
     };
-    // Each write changes something (a write that changes nothing is no version): a name of its own.
+    // A name of its own per write, so that each version is told apart by its name.
     const name = `w${w}-v${silo.version}`;
     if (roll < 0.25) return { silo, path: at, call: { method: 'PATCH', body: { file_name: name } }, done: next };
     if (roll < 0.45) return { silo, path: at, call: { method: 'PATCH', headers: { 'content-type': 'application/json-patch+json' }, body: [{ op: 'add', path: '/file_data/-', value: { w } }] }, done: next };

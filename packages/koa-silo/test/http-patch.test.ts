@@ -237,27 +237,29 @@ describe('JSON Patch (RFC 6902)', () => {
   }, 60_000);
 });
 
-describe('a patch that changes nothing', () => {
-  it('is answered with the silo as it is: no new version, ETag, history or audit entry', async () => {
+describe('a write that leaves every field as it was', () => {
+  it('is a new version as every successful write is (contract §4, §9): updated_at, ETag, history and audit entry', async () => {
     const uuid = await h.create(alice, { file_name: 'same', file_data: [{ a: 1 }], is_public: true });
     const before = await h.client.get(`/api/v1/manage/meta/${uuid}`, { headers: manage(alice) });
-    const audited = async () => (await h.client.get('/api/v1/manage/audit?per_page=100', { headers: manage(alice) })).json.entries.length as number;
+    const audited = async () => (await h.client.get('/api/v1/manage/audit?per_page=1', { headers: manage(alice) })).json.metadata.total_items as number;
     const entries = await audited();
-    for (const [type, body] of [
+    let last = { updated_at: before.json.updated_at as string, etag: before.headers.etag };
+    const bodies = [
       [MERGE, {}],
       [JSON_PATCH, []],
       ['application/json', { file_name: 'same', is_public: true }],
       [MERGE, { file_name: 'same', region_name: 'api' }],
-    ] as const) {
+    ] as const;
+    for (const [i, [type, body]] of bodies.entries()) {
       const reply = await patch(uuid, type, body);
       expect(reply.status, `${type} ${JSON.stringify(body)}`).toBe(200);
-      expect(reply.json).toMatchObject({ version: 1, updated_at: before.json.updated_at, file_data: [{ a: 1 }] });
-      expect(reply.headers.etag).toBe(before.headers.etag);
+      expect(reply.json).toMatchObject({ version: i + 2, file_name: 'same', file_data: [{ a: 1 }] });
+      expect(reply.json.updated_at > last.updated_at, `${type} ${JSON.stringify(body)}: updated_at changes`).toBe(true);
+      expect(reply.headers.etag).not.toBe(last.etag);
+      last = { updated_at: reply.json.updated_at, etag: reply.headers.etag };
     }
-    expect((await h.client.get(`/api/v1/manage/${uuid}/versions`, { headers: manage(alice) })).json.versions).toHaveLength(1);
-    expect(await audited()).toBe(entries);
-    // One change among them is a version as ever.
-    expect((await patch(uuid, MERGE, { file_name: 'changed' })).json).toMatchObject({ version: 2, file_name: 'changed' });
+    expect((await h.client.get(`/api/v1/manage/${uuid}/versions`, { headers: manage(alice) })).json.versions).toHaveLength(5);
+    expect(await audited()).toBe(entries + 4);
   });
 });
 

@@ -65,10 +65,6 @@ const WRITE_ATTEMPTS = 5;
 
 
 /** What a write of `next` over `current` tells the change feed and webhooks, known before its commit. */
-function unchanged(current: SiloHead, next: NextVersion): boolean {
-  return next.data === undefined && next.file_name === current.file_name && next.region_name === current.region_name && next.is_public === current.is_public;
-}
-
 function writeEvent(current: SiloHead, next: NextVersion): SiloEvent {
   const moving = next.region_name !== current.region_name;
   return {
@@ -224,9 +220,8 @@ export function createSiloService(storage: SiloStorage, options: SiloServiceOpti
       let text: string | undefined;
       const currentText = async () => (text ??= (await load(current)).text);
       const planned = await change(current, currentText);
-      // A write that changes nothing (an empty patch, the fields as they are) is no new version:
-      // no history entry, audit entry, event or webhook, and the ETag stays (caches stay valid).
-      if (unchanged(current, planned.next)) return textBack ? { record: recordOf(current), text: await currentText() } : { record: recordOf(current) };
+      // Every successful write is a new version with a new updated_at (contract §4 and §9), also
+      // one that leaves every field as it was (an empty patch, the fields sent as they are).
       const event = writeEvent(current, planned.next);
       // The entry's time is the clock's (entries of every kind list in one order), not updated_at (kept growing per silo).
       const time = isoTime(now());
