@@ -58,6 +58,15 @@ describe('merge patch (RFC 7386)', () => {
     const meta = await h.client.get(`/api/v1/manage/meta/${uuid}`, { headers: manage(alice) });
     expect(meta.json).toMatchObject({ version: 1, file_name: 'r' });
   });
+
+  it('refuses a patch that is not an object (it replaces the whole document) with one problem, a number kept as written too', async () => {
+    const uuid = await h.create(alice, { file_name: 'n', file_data: [{ a: 1 }] });
+    for (const text of ['1e999', '1.0', '-0', '[]', '"str"', 'null', 'true']) {
+      const reply = await patch(uuid, MERGE, text);
+      expect(reply.status, text).toBe(422);
+      expect(reply.json.detail.map((d: { loc: unknown; type: string }) => [d.loc, d.type]), text).toEqual([[['body'], 'model_attributes_type']]);
+    }
+  });
 });
 
 describe('JSON Patch (RFC 6902)', () => {

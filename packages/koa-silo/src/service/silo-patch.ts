@@ -174,7 +174,11 @@ export async function applySiloPatch(
   const data = (replacesDataUnread(patch) ? null : await parse(text)) as SiloData;
   const document = { ...fields, file_data: data };
   const result = patch.type === 'merge' ? applyMergePatch(document, patch.patch) : applyPatch(document, patch.operations, limits);
-  const issues = checkDocument.issues(result, 'body');
+  // A patch that leaves no object (a merge patch that is a number kept as text, say: an object to
+  // the schema, not to JSON) has no fields to check: one issue says so.
+  const issues = isJsonObject(result)
+    ? checkDocument.issues(result, 'body')
+    : [{ loc: ['body'], msg: 'Input should be a valid dictionary or object to extract fields from', type: 'model_attributes_type' }];
   // A number kept as text is an object to the schema, not to JSON.
   const fileData: unknown = isJsonObject(result) ? result.file_data : undefined;
   const flagged = issues.some((issue) => issue.loc[1] === 'file_data' && issue.loc.length === 2);
