@@ -19,8 +19,16 @@ export class ExportError extends Error {}
 /** Silos per read of the listing index; audit entries per read of the audit log. */
 const PAGE = 100;
 const AUDIT_PAGE = 500;
-/** Silos read ahead of the one being written (each holds its history's data in memory). */
+/**
+ * Silos read ahead of the one being written (each holds its history's data in memory): at most
+ * this many, and only while their histories (estimated: versions × the current size) stay within
+ * READ_AHEAD_CHARS, one at least.
+ */
 const READ_AHEAD = 4;
+const READ_AHEAD_CHARS = 64 * 1024 * 1024;
+
+/** A silo's history in characters, as far as its head tells (each kept version about as large as the current one). */
+const historyChars = (head: SiloHead) => head.size * (head.version - head.oldest + 1);
 /** Reads of one silo before a silo that keeps changing is an error. */
 const ATTEMPTS = 3;
 
@@ -69,29 +77,39 @@ async function readSilo(storage: SiloStorage, first: SiloHead): Promise<SiloLine
 /** Every silo of `account`, in listing order, read a few ahead of the one being yielded. */
 async function* silosOf(storage: SiloStorage, account: string): AsyncGenerator<SiloLines> {
   const { total } = await storage.index.page(account, 0, 0);
-  const pending: Promise<SiloLines>[] = [];
+  /** Heads listed and not yet read; reads under way, in listing order, with their estimates. */
+  const listed: SiloHead[] = [];
+  const pending: { read: Promise<SiloLines>; chars: number }[] = [];
+  let ahead = 0;
   let offset = 0;
   let seen = 0;
   for (;;) {
-    if (pending.length < READ_AHEAD && offset < total) {
-      const { uuids } = await storage.index.page(account, offset, PAGE);
-      offset += PAGE;
-      const heads = await storage.getHeads(account, uuids);
-      heads.forEach((head, i) => {
-        if (!head) throw new ExportError(`silo ${uuids[i]} of account ${JSON.stringify(account)} was deleted while it was exported: export a store no server is writing to`);
-      });
-      // Reads start as they are queued; each result is awaited in order below (a failure too:
-      // the catch only keeps it from counting as unhandled before its turn).
-      for (const head of heads) {
-        const read = readSilo(storage, head!);
-        read.catch(() => undefined);
-        pending.push(read);
+    while (pending.length < READ_AHEAD) {
+      if (listed.length === 0 && offset < total) {
+        const { uuids } = await storage.index.page(account, offset, PAGE);
+        offset += PAGE;
+        const heads = await storage.getHeads(account, uuids);
+        heads.forEach((head, i) => {
+          if (!head) throw new ExportError(`silo ${uuids[i]} of account ${JSON.stringify(account)} was deleted while it was exported: export a store no server is writing to`);
+          listed.push(head);
+        });
+        continue;
       }
-      continue;
+      const head = listed[0];
+      if (!head || (pending.length > 0 && ahead + historyChars(head) > READ_AHEAD_CHARS)) break;
+      listed.shift();
+      // A read starts as it is queued; each result is awaited in order below (a failure too: the
+      // catch only keeps it from counting as unhandled before its turn).
+      const read = readSilo(storage, head);
+      read.catch(() => undefined);
+      pending.push({ read, chars: historyChars(head) });
+      ahead += historyChars(head);
     }
     const next = pending.shift();
     if (!next) break;
-    yield await next;
+    const lines = await next.read;
+    ahead -= next.chars;
+    yield lines;
     seen++;
   }
   const after = (await storage.index.page(account, 0, 0)).total;
