@@ -6,17 +6,16 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
-import { movable, type LargeRowReply, type LargeRowRequest, type LargeRowsSettings } from './sqlite-large-rows.js';
+import type { LargeRowReply, LargeRowRequest, LargeRowsSettings } from './sqlite-large-rows.js';
 
 const settings = workerData as LargeRowsSettings;
 const db = new Database(settings.file, { timeout: settings.busyTimeoutMs });
 db.pragma(`synchronous = ${settings.synchronous.toUpperCase()}`);
 
-/** A row's value as UTF-8 bytes (CAST AS BLOB: what SQLite holds of a TEXT, a Buffer's own bytes). */
-type Row = { value: Buffer; expires: number | null };
+type Row = { value: string | Buffer; expires: number | null };
 const statements = new Map<
   string,
-  { upsert: Database.Statement<[string, Uint8Array, number | null]>; select: Database.Statement<[string], Row>; remove: Database.Statement<[string]> }
+  { upsert: Database.Statement<[string, string, number | null]>; select: Database.Statement<[string], Row>; remove: Database.Statement<[string]> }
 >();
 
 /** The table name was checked by SqliteStore (TABLE_NAME) before it got here. */
@@ -24,9 +23,8 @@ function statementsOf(table: string) {
   let made = statements.get(table);
   if (!made) {
     made = {
-      // The value arrives as UTF-8 bytes and is stored as the TEXT it encodes, as the main connection stores strings.
-      upsert: db.prepare(`INSERT INTO "${table}" (key, value, expires) VALUES (?, CAST(? AS TEXT), ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value, expires = excluded.expires`),
-      select: db.prepare(`SELECT CAST(value AS BLOB) AS value, expires FROM "${table}" WHERE key = ?`),
+      upsert: db.prepare(`INSERT INTO "${table}" (key, value, expires) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value, expires = excluded.expires`),
+      select: db.prepare(`SELECT value, expires FROM "${table}" WHERE key = ?`),
       remove: db.prepare(`DELETE FROM "${table}" WHERE key = ?`),
     };
     statements.set(table, made);
@@ -46,7 +44,7 @@ function handle(request: LargeRowRequest): LargeRowReply {
   }
   const row = select.get(request.key);
   const live = row !== undefined && (row.expires === null || row.expires > Date.now());
-  return { id: request.id, ...(live ? { value: movable(row.value) } : {}) };
+  return { id: request.id, ...(live ? { value: typeof row.value === 'string' ? row.value : row.value.toString('utf8') } : {}) };
 }
 
 parentPort!.on('message', (request: LargeRowRequest) => {
@@ -57,5 +55,5 @@ parentPort!.on('message', (request: LargeRowRequest) => {
     const { message, code } = error as { message?: string; code?: string };
     reply = { id: request.id, error: { message: message ?? String(error), ...(code ? { code } : {}) } };
   }
-  parentPort!.postMessage(reply, reply.value ? [reply.value.buffer as ArrayBuffer] : []);
+  parentPort!.postMessage(reply);
 });

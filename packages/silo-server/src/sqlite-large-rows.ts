@@ -28,26 +28,16 @@ export interface LargeRowsSettings {
   synchronous: 'normal' | 'full';
 }
 
-/**
- * To the worker: a row to write, one to read, or one to delete. A value crosses as its UTF-8
- * bytes, moved rather than copied: a 9 MB string posted to or from a thread is copied twice on
- * the event loop by the structured clone (40-90 ms each way), its bytes are encoded or decoded
- * once (a few ms), and SQLite converts TEXT to and from UTF-8 bytes itself (CAST).
- */
+/** To the worker: a row to write, one to read, or one to delete. */
 export type LargeRowRequest =
-  | { op: 'write'; id: number; table: string; key: string; value: Uint8Array; expires: number | null }
+  | { op: 'write'; id: number; table: string; key: string; value: string; expires: number | null }
   | { op: 'read' | 'delete'; id: number; table: string; key: string };
 
-/** From the worker: done (with the value read, as UTF-8 bytes, when there is one), or why not. */
+/** From the worker: done (with the value read, when there is one), or why not. */
 export interface LargeRowReply {
   id: number;
-  value?: Uint8Array;
+  value?: string;
   error?: { message: string; code?: string };
-}
-
-/** `bytes` as a view of an ArrayBuffer of its own, which can be moved to another thread. */
-export function movable(bytes: Uint8Array): Uint8Array {
-  return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.buffer instanceof ArrayBuffer ? bytes : new Uint8Array(bytes);
 }
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
@@ -65,7 +55,7 @@ export class SqliteLargeRows {
 
   /** Writes the row, in its turn among this connection's commits; resolves once it is committed. */
   async write(table: string, key: string, value: string, expires: number | null): Promise<void> {
-    await groupCommitOf(this.db).outside(() => this.#ask({ op: 'write', table, key, value: movable(Buffer.from(value, 'utf8')), expires }));
+    await groupCommitOf(this.db).outside(() => this.#ask({ op: 'write', table, key, value, expires }));
   }
 
   /** Deletes the row (there may be none), in its turn among this connection's commits. */
@@ -110,7 +100,7 @@ export class SqliteLargeRows {
       });
       // Kept alive while a request is under way (a command awaiting its last write must not exit).
       worker.ref();
-      worker.postMessage({ ...request, id } as LargeRowRequest, request.op === 'write' ? [request.value.buffer as ArrayBuffer] : []);
+      worker.postMessage({ ...request, id } as LargeRowRequest);
     });
   }
 
@@ -124,7 +114,7 @@ export class SqliteLargeRows {
       if (!waiting) return;
       this.#pending.delete(id);
       if (this.#pending.size === 0) worker.unref();
-      if (!error) return waiting.resolve(value === undefined ? undefined : Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('utf8'));
+      if (!error) return waiting.resolve(value);
       waiting.reject(Object.assign(new Error(error.message), error.code ? { code: error.code } : {}));
     });
     const lost = (error: Error) => {

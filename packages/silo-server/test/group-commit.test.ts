@@ -148,18 +148,6 @@ describe('large rows, written and read off the event loop', () => {
     expect(await s.getLarge('small')).toBe('y');
   });
 
-  it('cross to their thread and back as UTF-8 bytes, and are stored as the same TEXT another connection reads', async () => {
-    const file = tmpFile();
-    const s = store(file);
-    const other = observer(file);
-    // Every UTF-8 length: ASCII, Latin-1, CJK, and a pair beyond the BMP; escaped lone surrogates as JSON writes them.
-    const text = `["a\u00e9中😀\\ud800",${'"é中😀x",'.repeat(OFF_THREAD_CHARS / 8)}"end"]`;
-    await s.set('blob', text);
-    expect(await s.getLarge('blob')).toBe(text);
-    expect(await s.get('blob')).toBe(text);
-    expect(other.prepare("SELECT typeof(value) AS type, value FROM main WHERE key = 'blob'").get()).toEqual({ type: 'text', value: text });
-  });
-
   it('keeps the order writes were handed in, around a large one, whatever kind of write (a reviewer found two reordered)', async () => {
     const file = tmpFile();
     const s = store(file);
