@@ -92,27 +92,47 @@ describe.skipIf(!havePostgres)('PostgresStore', () => {
     expect(ids(await s.auditLog.list('p:audit:a', {}, 0, 10))).toEqual(['x1']);
   });
 
-  it('reads on through a restart of PostgreSQL: the pooled connections it ended are left for new ones, not answered with an error', async () => {
-    // This pool's connections, and only them, are found by an application name of this test's own.
-    const application = `silo_restart_${process.pid}`;
-    const pool = new pg.Pool({ connectionString: TEST_POSTGRES_URL, options: `-c search_path=${schema!.name}`, application_name: application, max: 4 });
-    pool.on('error', () => undefined); // idle clients that learn of their end (the server logs it)
+  /**
+   * A store on a pool of `max` connections of its own, which `endAll` ends as a restart of
+   * PostgreSQL does (found by an application name of this test's own), counting how many; `ends`
+   * counts the idle connections that have learnt of their end (the server logs each).
+   */
+  async function endablePool(table: string, max: number) {
+    const application = `silo_${table}_${process.pid}`;
+    const pool = new pg.Pool({ connectionString: TEST_POSTGRES_URL, options: `-c search_path=${schema!.name}`, application_name: application, max });
+    const told = { ends: 0 };
+    pool.on('error', () => void told.ends++);
     const admin = new pg.Client({ connectionString: TEST_POSTGRES_URL });
     await admin.connect();
+    const s = await PostgresStore.open({ pool, table });
+    await s.set('k', 'v');
+    return {
+      s,
+      pool,
+      told,
+      async endAll(): Promise<number> {
+        const { rows } = await admin.query<{ n: number }>('SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE application_name = $1', [application]);
+        return rows[0]!.n;
+      },
+      async close() {
+        await admin.end();
+        await pool.end();
+      },
+    };
+  }
+
+  it('reads on through a restart of PostgreSQL: the pooled connections it ended are left for new ones, not answered with an error', async () => {
+    const { s, pool, endAll, close } = await endablePool('restart', 4);
     try {
-      const s = await PostgresStore.open({ pool, table: 'restart' });
-      await s.set('k', 'v');
       for (let round = 0; round < 5; round++) {
         // Four reads at once leave four idle connections, then all are ended as a restart ends them.
         await Promise.all(Array.from({ length: 4 }, () => s.get('k')));
         expect(pool.idleCount).toBe(4);
-        const { rows } = await admin.query<{ n: number }>('SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE application_name = $1', [application]);
-        expect(rows[0]!.n).toBe(4);
+        expect(await endAll()).toBe(4);
         expect(await Promise.all([s.get('k'), s.getMany(['k', 'x']), s.sortedIndex.count('i'), s.auditLog.count('a', {})])).toEqual(['v', ['v', undefined], 0, 0]);
       }
     } finally {
-      await admin.end();
-      await pool.end();
+      await close();
     }
   });
 
@@ -120,27 +140,19 @@ describe.skipIf(!havePostgres)('PostgresStore', () => {
     // Two busy processes slow PostgreSQL's backends, so that a read is handed dead connections
     // while the ends of the others are still arriving: the idle ones leave the pool under it.
     const hogs = Array.from({ length: 2 }, () => spawn(process.execPath, ['-e', 'for (;;);'], { stdio: 'ignore' }));
-    const application = `silo_loaded_${process.pid}`;
-    const pool = new pg.Pool({ connectionString: TEST_POSTGRES_URL, options: `-c search_path=${schema!.name}`, application_name: application, max: 8 });
-    let ends = 0;
-    pool.on('error', () => void ends++);
-    const admin = new pg.Client({ connectionString: TEST_POSTGRES_URL });
-    await admin.connect();
+    const { s, told, endAll, close } = await endablePool('loaded', 8);
     try {
-      const s = await PostgresStore.open({ pool, table: 'loaded' });
-      await s.set('k', 'v');
       for (let round = 0; round < 12; round++) {
         await Promise.all(Array.from({ length: 8 }, () => s.get('k')));
-        const before = ends;
-        await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1', [application]);
+        const before = told.ends;
+        await endAll();
         // As the server's first "storage connection lost" line, then a request's reads one after another.
-        while (ends === before) await new Promise((resolve) => setTimeout(resolve, 1));
+        while (told.ends === before) await new Promise((resolve) => setTimeout(resolve, 1));
         for (let i = 0; i < 4; i++) expect(await Promise.all([s.get('k'), s.getMany(['k'])])).toEqual(['v', ['v']]);
       }
     } finally {
       for (const hog of hogs) hog.kill();
-      await admin.end();
-      await pool.end();
+      await close();
     }
   }, 30_000);
 });

@@ -174,13 +174,13 @@ export async function applySiloPatch(
   const data = (replacesDataUnread(patch) ? null : await parse(text)) as SiloData;
   const document = { ...fields, file_data: data };
   const result = patch.type === 'merge' ? applyMergePatch(document, patch.patch) : applyPatch(document, patch.operations, limits);
-  // A patch that leaves no object (a merge patch that is a number kept as text, say: an object to
-  // the schema, not to JSON) has no fields to check: one issue says so.
-  const issues = isJsonObject(result)
-    ? checkDocument.issues(result, 'body')
+  // A number kept as text is an object to the schema, not to JSON: a patch that leaves no JSON
+  // object (a merge patch that is such a number) has no fields to check, and one issue says so.
+  const patched = isJsonObject(result) ? result : undefined;
+  const issues = patched
+    ? checkDocument.issues(patched, 'body')
     : [{ loc: ['body'], msg: 'Input should be a valid dictionary or object to extract fields from', type: 'model_attributes_type' }];
-  // A number kept as text is an object to the schema, not to JSON.
-  const fileData: unknown = isJsonObject(result) ? result.file_data : undefined;
+  const fileData: unknown = patched?.file_data;
   const flagged = issues.some((issue) => issue.loc[1] === 'file_data' && issue.loc.length === 2);
   if (fileData !== undefined && !Array.isArray(fileData) && !isJsonObject(fileData) && !flagged) {
     issues.push({ loc: ['body', 'file_data'], msg: 'Input should be a JSON object or an array of objects', type: 'dict_type' });

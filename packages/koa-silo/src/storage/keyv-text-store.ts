@@ -43,17 +43,9 @@ interface ManyReader {
   getMany(keys: string[]): Promise<unknown[]>;
 }
 
-function hasGetMany(store: unknown): store is ManyReader {
-  return typeof store === 'object' && store !== null && 'getMany' in store && typeof store.getMany === 'function';
-}
-
 /** Adapters that read a value known to be large off the event loop (silo-server's SQLite store). */
 interface LargeReader {
   getLarge(key: string): Promise<string | undefined>;
-}
-
-function hasGetLarge(store: unknown): store is LargeReader {
-  return typeof store === 'object' && store !== null && 'getLarge' in store && typeof store.getLarge === 'function';
 }
 
 /** Adapters that delete a value known to be large off the event loop (silo-server's SQLite store). */
@@ -61,8 +53,9 @@ interface LargeDeleter {
   deleteLarge(key: string): Promise<void>;
 }
 
-function hasDeleteLarge(store: unknown): store is LargeDeleter {
-  return typeof store === 'object' && store !== null && 'deleteLarge' in store && typeof store.deleteLarge === 'function';
+/** Whether the adapter `store` has the optional method `method` of `T`. */
+function hasMethod<T>(store: unknown, method: keyof T & string): store is T {
+  return typeof store === 'object' && store !== null && method in store && typeof (store as Record<string, unknown>)[method] === 'function';
 }
 
 const configured = new WeakSet<Keyv>();
@@ -112,7 +105,7 @@ export class KeyvTextStore implements GuardLimits {
    */
   getLarge(key: string): Promise<string | undefined> {
     const store = this.keyv.store as unknown;
-    if (!hasGetLarge(store)) return this.get(key);
+    if (!hasMethod<LargeReader>(store, 'getLarge')) return this.get(key);
     return guarded('get', this, async () => {
       const value = await store.getLarge(this.keyvKey(key));
       return typeof value === 'string' ? value : undefined;
@@ -129,7 +122,7 @@ export class KeyvTextStore implements GuardLimits {
   getMany(keys: string[]): Promise<(string | undefined)[]> {
     if (keys.length === 0) return Promise.resolve([]);
     const store = this.keyv.store as unknown;
-    if (!hasGetMany(store)) return Promise.all(keys.map((key) => this.get(key)));
+    if (!hasMethod<ManyReader>(store, 'getMany')) return Promise.all(keys.map((key) => this.get(key)));
     return guarded('getMany', this, async () => {
       const values = await store.getMany(keys.map((key) => this.keyvKey(key)));
       return values.map((value) => (typeof value === 'string' ? value : undefined));
@@ -152,7 +145,7 @@ export class KeyvTextStore implements GuardLimits {
   /** A value its caller knows to be large, deleted as getLarge reads one. */
   deleteLarge(key: string): Promise<void> {
     const store = this.keyv.store as unknown;
-    if (!hasDeleteLarge(store)) return this.delete(key);
+    if (!hasMethod<LargeDeleter>(store, 'deleteLarge')) return this.delete(key);
     return guarded('delete', this, () => store.deleteLarge(this.keyvKey(key)));
   }
 
