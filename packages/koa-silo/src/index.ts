@@ -208,6 +208,7 @@ export {
 export { recordRules, type RecordRuleOptions, type RecordRules } from './transfer/record-rules.js';
 export { LocalBus } from './events/local-bus.js';
 export { SharedBus } from './events/shared-bus.js';
+export { TurnBatch } from './limits/turn-batch.js';
 export type { EventBus, EventListener, SiloEvent, SiloEventType } from './model/index.js';
 export { SESSION_IDLE_MS, type ConsoleService, type SignedIn } from './console/service.js';
 export { isPasswordHash } from './console/passwords.js';

@@ -6,7 +6,7 @@
  * back by itself, at most 1 s after the database does. Events missed meanwhile are read from
  * history by each stream when it sees the next version.
  */
-import { SharedBus, type BusTransport, type EventBus } from 'koa-silo';
+import { SharedBus, TurnBatch, type BusTransport, type EventBus } from 'koa-silo';
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 
@@ -32,9 +32,18 @@ function postgresTransport(pool: pg.Pool): BusTransport {
         throw error;
       },
     ));
+  // The notices of one turn's writes in one statement, in their order: the scan of the array runs
+  // in its order, and a transaction's notifications are delivered in the order they were made
+  // (two identical texts in one would be delivered once, but every event names its own version).
+  const notices = new TurnBatch<string, void>(async (texts) => {
+    const name = await channelName();
+    if (texts.length === 1) await pool.query('SELECT pg_notify($1, $2)', [name, texts[0]]);
+    else await pool.query('SELECT pg_notify($1, t) FROM unnest($2::text[]) AS t', [name, texts]);
+    return texts.map(() => undefined);
+  });
   return {
     async send(text) {
-      await pool.query('SELECT pg_notify($1, $2)', [await channelName(), text]);
+      await notices.call(text);
     },
     async listen(hear) {
       let stopped = false;

@@ -75,6 +75,53 @@ describe.skipIf(!havePostgres)('PostgresStore', () => {
     await expect(main.atomic({ ...batch('v2', 'v3'), joined: [{ store: {} as PostgresStore, set: [], delete: [] }] })).rejects.toThrow(/another PostgreSQL pool/);
   });
 
+  it('reads the keys asked for in one turn, by get and getMany, with one statement, each caller its own values (missing and repeated keys too)', async () => {
+    const pool = schema!.pool;
+    const s = await PostgresStore.open({ pool, table: 'turns' });
+    await s.set('a', 'A');
+    await s.set('b', 'B');
+    const statements: string[] = [];
+    const query = pool.query.bind(pool);
+    pool.query = ((config: pg.QueryConfig) => {
+      statements.push(config.text);
+      return query(config);
+    }) as typeof pool.query;
+    try {
+      const gets = Promise.all(['a', 'missing', 'b', 'a'].map((key) => s.get(key)));
+      expect(await Promise.all([gets, s.getMany(['b', 'missing', 'a'])])).toEqual([
+        ['A', undefined, 'B', 'A'],
+        ['B', undefined, 'A'],
+      ]);
+      expect(statements).toHaveLength(1);
+      // Asked in two turns: two statements.
+      expect(await s.get('b')).toBe('B');
+      expect(await s.get('missing')).toBeUndefined();
+      expect(statements).toHaveLength(3);
+    } finally {
+      pool.query = query;
+    }
+  });
+
+  it('fails every read of a turn whose statement fails, and reads again in the next turn', async () => {
+    const pool = new pg.Pool({ connectionString: TEST_POSTGRES_URL, options: `-c search_path=${schema!.name}`, max: 2 });
+    const s = await PostgresStore.open({ pool, table: 'turns_failed' });
+    await s.set('a', 'A');
+    const query = pool.query.bind(pool);
+    pool.query = (() => Promise.reject(Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' }))) as typeof pool.query;
+    try {
+      const settled = await Promise.allSettled([s.get('a'), s.get('b')]);
+      expect(settled.map((r) => (r.status === 'rejected' ? (r.reason as Error).message : r.value))).toEqual([
+        'canceling statement due to statement timeout',
+        'canceling statement due to statement timeout',
+      ]);
+      pool.query = query;
+      expect(await Promise.all([s.get('a'), s.get('b')])).toEqual(['A', undefined]);
+    } finally {
+      pool.query = query;
+      await pool.end();
+    }
+  });
+
   it('keeps audit entries as rows inserted by the batch, all or nothing: an entry twice fails its whole batch', async () => {
     const s = await PostgresStore.open({ pool: schema!.pool, table: 'audit_rows' });
     const row = (id: string, time: number, actor: string, silo?: string) => ({ log: 'p:audit:a', time, id, actor, ...(silo ? { silo } : {}), entry: JSON.stringify({ id }) });
@@ -110,6 +157,10 @@ describe.skipIf(!havePostgres)('PostgresStore', () => {
       s,
       pool,
       told,
+      /** Every connection of the pool made and left idle (the store's reads of one turn share one). */
+      async fill(): Promise<void> {
+        await Promise.all(Array.from({ length: max }, () => pool.query('SELECT 1')));
+      },
       async endAll(): Promise<number> {
         const { rows } = await admin.query<{ n: number }>('SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE application_name = $1', [application]);
         return rows[0]!.n;
@@ -122,11 +173,11 @@ describe.skipIf(!havePostgres)('PostgresStore', () => {
   }
 
   it('reads on through a restart of PostgreSQL: the pooled connections it ended are left for new ones, not answered with an error', async () => {
-    const { s, pool, endAll, close } = await endablePool('restart', 4);
+    const { s, pool, fill, endAll, close } = await endablePool('restart', 4);
     try {
       for (let round = 0; round < 5; round++) {
-        // Four reads at once leave four idle connections, then all are ended as a restart ends them.
-        await Promise.all(Array.from({ length: 4 }, () => s.get('k')));
+        // Four idle connections, then all are ended as a restart ends them.
+        await fill();
         expect(pool.idleCount).toBe(4);
         expect(await endAll()).toBe(4);
         expect(await Promise.all([s.get('k'), s.getMany(['k', 'x']), s.sortedIndex.count('i'), s.auditLog.count('a', {})])).toEqual(['v', ['v', undefined], 0, 0]);
@@ -140,10 +191,10 @@ describe.skipIf(!havePostgres)('PostgresStore', () => {
     // Two busy processes slow PostgreSQL's backends, so that a read is handed dead connections
     // while the ends of the others are still arriving: the idle ones leave the pool under it.
     const hogs = Array.from({ length: 2 }, () => spawn(process.execPath, ['-e', 'for (;;);'], { stdio: 'ignore' }));
-    const { s, told, endAll, close } = await endablePool('loaded', 8);
+    const { s, told, fill, endAll, close } = await endablePool('loaded', 8);
     try {
       for (let round = 0; round < 12; round++) {
-        await Promise.all(Array.from({ length: 8 }, () => s.get('k')));
+        await fill();
         const before = told.ends;
         await endAll();
         // As the server's first "storage connection lost" line, then a request's reads one after another.

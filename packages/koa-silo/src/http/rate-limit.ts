@@ -8,6 +8,7 @@ import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRedis, RateLimiterRe
 import type { RateLimitStore, SiloLogger } from '../options.js';
 import { type Plan, planNamed } from '../model/index.js';
 import { TooManyRequestsError } from './errors.js';
+import { BatchedPostgresLimiter, isPostgresQueryable } from './postgres-counters.js';
 
 const WINDOW_SECONDS = 60;
 
@@ -60,18 +61,15 @@ export function createRateLimit(store: RateLimitStore, plans: Record<string, Pla
       limiter = new RLWrapperTimeouts({ limiter: redis, timeoutMs: REDIS_COUNTER_TIMEOUT_MS, insuranceLimiter });
     } else if ('postgres' in store) {
       const insuranceLimiter = new RateLimiterMemory(options);
-      const postgres = new RateLimiterPostgres(
-        {
-          ...options,
-          storeClient: store.postgres,
-          tableName: store.tableName ?? DEFAULT_RATE_LIMIT_TABLE,
-          tableCreated: store.tableCreated ?? false,
-          insuranceLimiter,
-        },
-        (error?: unknown) => {
-          if (error) logger.error('silo: the rate-limit table could not be made; counting in this process', error);
-        },
-      );
+      const client = store.postgres;
+      const postgresOptions = { ...options, tableName: store.tableName ?? DEFAULT_RATE_LIMIT_TABLE, tableCreated: store.tableCreated ?? false, insuranceLimiter };
+      const ready = (error?: unknown) => {
+        if (error) logger.error('silo: the rate-limit table could not be made; counting in this process', error);
+      };
+      // A pg Pool (or Client): its counters counted per turn; any other client rate-limiter-flexible takes, one by one.
+      const postgres = isPostgresQueryable(client)
+        ? new BatchedPostgresLimiter({ ...postgresOptions, storeClient: client }, ready)
+        : new RateLimiterPostgres({ ...postgresOptions, storeClient: client }, ready);
       limiter = new RLWrapperTimeouts({ limiter: postgres, timeoutMs: REDIS_COUNTER_TIMEOUT_MS, insuranceLimiter });
     } else {
       limiter = new RateLimiterMemory(options);
