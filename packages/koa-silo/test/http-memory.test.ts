@@ -226,28 +226,29 @@ describe('uploads', () => {
 });
 
 describe('patches', () => {
-  it('of large silos wait for memory like reads; appends, which do not parse the stored data, go on', async () => {
+  it('of large silos wait for memory like reads; appends and renames, which do not parse the stored data, go on', async () => {
     const big = await h.create(alice, { file_name: 'big', file_data: SPARSE });
     const other = await h.create(alice, { file_name: 'other', file_data: LARGE });
-    const merge = { method: 'PATCH', headers: manage(alice, { 'content-type': 'application/merge-patch+json' }), body: { file_name: 'renamed' } };
+    const jsonPatch = (body: unknown) => ({ method: 'PATCH', headers: manage(alice, { 'content-type': 'application/json-patch+json' }), body });
+    const change = jsonPatch([{ op: 'replace', path: '/file_data/0', value: { changed: true } }]);
+    const rename = { method: 'PATCH', headers: manage(alice, { 'content-type': 'application/merge-patch+json' }), body: { file_name: 'renamed' } };
     const held = store.holdNextBlobRead();
     const read = readWithParams(other);
     try {
       await held.reached;
-      expectBusy(await h.client.request(`/api/v1/manage/${big}`, merge));
-      const append = await h.client.request(`/api/v1/manage/${big}`, {
-        method: 'PATCH',
-        headers: manage(alice, { 'content-type': 'application/json-patch+json' }),
-        body: [{ op: 'add', path: '/file_data/-', value: { added: true } }],
-      });
+      expectBusy(await h.client.request(`/api/v1/manage/${big}`, change));
+      const append = await h.client.request(`/api/v1/manage/${big}`, jsonPatch([{ op: 'add', path: '/file_data/-', value: { added: true } }]));
       expect(append.status, append.text.slice(0, 200)).toBe(200);
+      const renamed = await h.client.request(`/api/v1/manage/${big}`, rename);
+      expect(renamed.status, renamed.text.slice(0, 200)).toBe(200);
+      expect(renamed.json.file_name).toBe('renamed');
     } finally {
       held.release();
     }
     expect((await read).status).toBe(200);
-    const renamed = await h.client.request(`/api/v1/manage/${big}`, merge);
-    expect(renamed.status, renamed.text.slice(0, 200)).toBe(200);
-    expect(renamed.json.file_name).toBe('renamed');
+    const changed = await h.client.request(`/api/v1/manage/${big}`, change);
+    expect(changed.status, changed.text.slice(0, 200)).toBe(200);
+    expect(changed.json.file_data[0]).toEqual({ changed: true });
   });
 });
 

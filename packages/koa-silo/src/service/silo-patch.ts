@@ -154,6 +154,28 @@ function appendedTo(record: PatchedRecord, patch: SiloPatch, empty: boolean): Om
 }
 
 /**
+ * Whether `patch` leaves file_data alone: a merge patch that is an object without a `file_data`
+ * member, or a JSON Patch none of whose operations reaches file_data (at it, below it, or the root).
+ */
+function leavesDataAlone(patch: Exclude<SiloPatch, { text: string }>): boolean {
+  if (patch.type === 'merge') return isJsonObject(patch.patch) && !Object.hasOwn(patch.patch, 'file_data');
+  return !patch.operations.some((op) => reachesData(op.path) || ('from' in op && reachesData(op.from)));
+}
+
+/** The data of a patch that leaves it alone: never read, never written (the result keeps this very object). */
+const UNREAD_DATA = Object.freeze({});
+
+/**
+ * The result of `patch` when it leaves file_data alone (a rename, a move, a change of visibility),
+ * without the data: a 10 MB silo is renamed as quickly as an empty one. Undefined for any other patch.
+ */
+export function patchFieldsOnly(record: PatchedRecord, patch: SiloPatch, limits: PatchLimits): Patched | undefined {
+  patch = patchValue(patch);
+  if (!leavesDataAlone(patch)) return undefined;
+  return patchDocument(record, UNREAD_DATA, patch, limits);
+}
+
+/**
  * `patch` applied to the silo of `record` whose data is `text`, parsed by `parse` when the patch
  * needs the value (an append does not). Throws PatchConflictError (409) when it cannot apply,
  * ValidationError (422) when its result breaks the update rules.
@@ -168,10 +190,15 @@ export async function applySiloPatch(
   patch = patchValue(patch);
   const appended = appendOnly(record, text, patch);
   if (appended) return appended;
-  const fields = { file_name: record.file_name, region_name: record.region_name, is_public: record.is_public };
   // Data the patch replaces before it looks at it is not parsed. In its place, null: were it ever
   // seen, the document would fail the update rules (a 422), never be stored.
-  const data = (replacesDataUnread(patch) ? null : await parse(text)) as SiloData;
+  const data = replacesDataUnread(patch) ? null : await parse(text);
+  return patchDocument(record, data, patch, limits);
+}
+
+/** `patch` applied to the document of `record` and `data`, its result checked by the update rules. */
+function patchDocument(record: PatchedRecord, data: unknown, patch: Exclude<SiloPatch, { text: string }>, limits: PatchLimits): Patched {
+  const fields = { file_name: record.file_name, region_name: record.region_name, is_public: record.is_public };
   const document = { ...fields, file_data: data };
   const result = patch.type === 'merge' ? applyMergePatch(document, patch.patch) : applyPatch(document, patch.operations, limits);
   // A number kept as text is an object to the schema, not to JSON: a patch that leaves no JSON

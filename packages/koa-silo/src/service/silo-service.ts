@@ -11,7 +11,7 @@
 import { type AuditAction, type AuditActor, auditEntryOf, type AuditSource, type Clock, type CreateSiloInput, PROGRAM_ACTOR, DEFAULT_HISTORY_VERSIONS, DEFAULT_MAX_JSON_DEPTH, DEFAULT_PLAN, type IfMatch, isoTime, metaOf, nextUpdatedAt, NotFoundError, PayloadTooLargeError, type PendingDelivery, type PlanLimits, planNamed, type Plans, PreconditionFailedError, type Region, type SiloDataRecord, type SiloEvent, type SiloFields, type SiloHandle, type SiloMeta, type SiloPage, type SiloPatch, type SiloRecord, StorageUnavailableError, systemClock, type UpdateSiloInput, type VersionData, type VersionInfo, type VersionPage, withDefaultPlan } from '../model/index.js';
 import type { HeldLock, NewSilo, NextVersion, SiloHead, SiloStorage } from '../storage/index.js';
 import { cachedPlanNames, type PlanNameOf } from './plan-names.js';
-import { appendToElements, applySiloPatch, type Patched, type PatchLimits } from './silo-patch.js';
+import { appendToElements, applySiloPatch, patchFieldsOnly, type Patched, type PatchLimits } from './silo-patch.js';
 import { INLINE_CHARS } from '../limits/inline-work.js';
 
 import { canonicalUuid, newSiloUuid } from './silo-ids.js';
@@ -343,6 +343,9 @@ export function createSiloService(storage: SiloStorage, options: SiloServiceOpti
         return { next: { ...nextOf(current, quick), data: { text, size: quick.size!, appended } } };
       }
       if (quick) return { next: nextOf(current, quick) };
+      // A patch that leaves file_data alone (a rename, a move) reads none of it.
+      const fields = small ? patchFieldsOnly(current, patch, { maxDataBytes, maxDepth }) : undefined;
+      if (fields) return { next: nextOf(current, fields) };
       const patched = await applyPatch(current.account, current.file_uuid, current.etag, current, await currentText(), patch, { maxDataBytes, maxDepth });
       const data =
         patched.text === undefined
