@@ -79,7 +79,8 @@ it('a move copies a long history of large versions one at a time, each read off 
 
   const moved = await silo.silos.patch('a', uuid, { type: 'merge', patch: { region_name: 'sg-01-api' } });
   expect(moved.record.region_name).toBe('sg-01-api');
-  // The patch reads the current data first (a merge patch is applied to the whole document).
+  expect(JSON.parse(moved.text)).toEqual(dataOf(6));
+  // The answer's data is read first (after the commit the old region's copies are freed); the patch itself reads none.
   expect(calls).toEqual(['read', ...Array.from({ length: 6 }, () => ['read', 'put']).flat(), ...Array(6).fill('freed')]);
   for (let v = 1; v <= 6; v++) expect(JSON.parse((await silo.silos.version('a', uuid, v)).text)).toEqual(dataOf(v));
   expect(JSON.parse((await silo.silos.read('a', uuid)).text)).toEqual(dataOf(6));

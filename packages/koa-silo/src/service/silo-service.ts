@@ -229,6 +229,8 @@ export function createSiloService(storage: SiloStorage, options: SiloServiceOpti
         event.type === 'move'
           ? auditEntryOf('silo.move', account, by, time, event.silo, planned.next.region_name)
           : auditEntryOf(action, account, by, time, event.silo);
+      // A move's answer is read before its commit: after it, the old region's copies are freed.
+      if (textBack && planned.next.data === undefined && planned.next.region_name !== current.region_name) await currentText();
       const head = await storage.writeVersion(current, planned.next, historyVersions, fence, await outboxFor(event), entry);
       if (!head) return undefined;
       onCommit(event);
