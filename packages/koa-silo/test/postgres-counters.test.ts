@@ -65,6 +65,13 @@ describe.skipIf(!havePostgres)('rate-limit counters on PostgreSQL, counted per t
     await expect(plan.consume('key1')).rejects.toBeInstanceOf(RateLimiterRes);
   });
 
+  it('counts a key the table refuses (NUL, over 255 characters) on its own: its failure is not the turn’s', async () => {
+    const plan = new BatchedPostgresLimiter(options('refused'));
+    const settled = await Promise.allSettled([plan.consume('ok'), plan.consume('bad\0'), plan.consume('x'.repeat(300)), plan.consume('ok')]);
+    expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'rejected', 'rejected', 'fulfilled']);
+    expect(settled.filter((s) => s.status === 'fulfilled').map((s) => (s as PromiseFulfilledResult<RateLimiterRes>).value.consumedPoints)).toEqual([1, 2]);
+  });
+
   it('starts a counter whose window has passed from this turn’s consumes', async () => {
     const pool = schema!.pool;
     const plan = new BatchedPostgresLimiter(options('window'));

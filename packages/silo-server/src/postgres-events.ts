@@ -11,6 +11,8 @@ import { createHash } from 'node:crypto';
 import pg from 'pg';
 
 const RETRY_MS = 1000;
+/** NOTIFY's limit on a payload, in bytes. */
+const NOTIFY_BYTES = 8000;
 
 /**
  * `silo_events_` and a digest of the schema the pool's tables are in: a plain identifier whatever
@@ -43,7 +45,9 @@ function postgresTransport(pool: pg.Pool): BusTransport {
   });
   return {
     async send(text) {
-      await notices.call(text);
+      // A notice PostgreSQL refuses (over 8000 bytes) fails alone, not the turn's batch with it.
+      if (Buffer.byteLength(text) >= NOTIFY_BYTES) await pool.query('SELECT pg_notify($1, $2)', [await channelName(), text]);
+      else await notices.call(text);
     },
     async listen(hear) {
       let stopped = false;

@@ -132,8 +132,17 @@ export class PostgresStore extends AdapterEvents implements KeyvStoreAdapter {
     return (await this.#reads.call(key)) as StoredData<Value> | undefined;
   }
 
-  /** The values of `keys` (undefined where missing), in one statement. */
+  /**
+   * The values of `keys` (undefined where missing), in one statement. A key holding NUL is not sent:
+   * PostgreSQL's text cannot hold one (so no such row exists), and the error would be the whole
+   * batch's, failing other requests' reads with it.
+   */
   async #read(keys: string[]): Promise<(string | undefined)[]> {
+    if (keys.some((key) => key.includes('\0'))) {
+      const sendable = keys.filter((key) => !key.includes('\0'));
+      const found = new Map(sendable.length === 0 ? [] : (await this.#read(sendable)).map((value, i) => [sendable[i]!, value]));
+      return keys.map((key) => found.get(key));
+    }
     if (keys.length === 1) {
       const { rows } = await queryIdempotent<{ value: string }>(this.#pool, named(`SELECT value FROM "${this.#t}" WHERE key = $1`, keys));
       return [rows[0]?.value];

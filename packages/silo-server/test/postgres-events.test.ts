@@ -49,4 +49,30 @@ describe.skipIf(!havePostgres)('postgresBus', () => {
       await Promise.all([writer.close(), peer.close(), stranger.close()]);
     }
   });
+
+  it('sends the events of one turn in one statement, in order; one too large for NOTIFY fails alone', async () => {
+    const errors: string[] = [];
+    const writer = postgresBus(one.pool, (message) => errors.push(message));
+    const peer = postgresBus(one.pool, () => undefined);
+    const query = one.pool.query.bind(one.pool);
+    let notifies = 0;
+    one.pool.query = ((...args: Parameters<typeof query>) => {
+      if (String(typeof args[0] === 'string' ? args[0] : (args[0] as { text: string }).text).includes('pg_notify')) notifies++;
+      return query(...args);
+    }) as typeof one.pool.query;
+    try {
+      const heard: string[] = [];
+      peer.subscribe((e) => heard.push(e.silo.file_name.slice(0, 10)));
+      await new Promise((resolve) => setTimeout(resolve, 300)); // listening
+      for (const name of ['a', 'b', 'x'.repeat(9000), 'c', 'd']) writer.publish(event(name));
+      for (let i = 0; i < 50 && heard.length < 4; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(heard).toEqual(['a', 'b', 'c', 'd']);
+      expect(notifies).toBe(2);
+      expect(errors).toEqual(['silo: an event could not be published to the other instances']);
+    } finally {
+      one.pool.query = query;
+      await Promise.all([writer.close(), peer.close()]);
+    }
+  });
 });

@@ -102,6 +102,13 @@ describe.skipIf(!havePostgres)('PostgresStore', () => {
     }
   });
 
+  it('answers a key holding NUL as missing without sending it, so that the other reads of its turn go on', async () => {
+    const s = await PostgresStore.open({ pool: schema!.pool, table: 'turns_nul' });
+    await s.set('a', 'A');
+    expect(await Promise.all([s.get('a'), s.get('a\0b'), s.getMany(['\0', 'a'])])).toEqual(['A', undefined, [undefined, 'A']]);
+    expect(await s.get('\0')).toBeUndefined();
+  });
+
   it('fails every read of a turn whose statement fails, and reads again in the next turn', async () => {
     const pool = new pg.Pool({ connectionString: TEST_POSTGRES_URL, options: `-c search_path=${schema!.name}`, max: 2 });
     const s = await PostgresStore.open({ pool, table: 'turns_failed' });

@@ -82,6 +82,11 @@ async function upsertAll(client: PostgresQueryable, tableName: string, upserts: 
   });
 }
 
+/** Whether the counters' table takes `key` (`varchar(255)`, no NUL). */
+function batchable(key: string): boolean {
+  return key.length <= 255 && !key.includes('\0');
+}
+
 type PostgresLimiterOptions = ConstructorParameters<typeof RateLimiterPostgres>[0] & { storeClient: PostgresQueryable; tableName: string };
 
 /** RateLimiterPostgres whose consumes are counted per turn (the other operations as it does them). */
@@ -95,8 +100,11 @@ export class BatchedPostgresLimiter extends RateLimiterPostgres {
 
   /** Overrides rate-limiter-flexible's (untyped) upsert: the store's one write of a counter. */
   _upsert(key: string, points: number, msDuration: number, forceExpire = false, options: object = {}): Promise<unknown> {
-    // A forced expiry (block, set) and a counter without a window are rare: as rate-limiter-flexible does them.
-    if (forceExpire || !(msDuration > 0) || !(this as unknown as { tableCreated: boolean }).tableCreated) {
+    // A forced expiry (block, set) and a counter without a window are rare: as rate-limiter-flexible
+    // does them. So is a key the table refuses (NUL, over its 255 characters: a sign-in's user name
+    // is in some): its error would be the whole batch's, every other request of the turn counted
+    // in this process only.
+    if (forceExpire || !(msDuration > 0) || !(this as unknown as { tableCreated: boolean }).tableCreated || !batchable(key)) {
       const own = RateLimiterPostgres.prototype as unknown as { _upsert: BatchedPostgresLimiter['_upsert'] };
       return own._upsert.call(this, key, points, msDuration, forceExpire, options);
     }
