@@ -847,7 +847,11 @@ export function buildOpenApi(options: OpenApiOptions): Record<string, unknown> {
       headers: {
         ETag: { description: 'A strong ETag of this representation.', schema: { type: 'string' } },
         Allow: { description: 'The methods of this path.', schema: { type: 'string' } },
-        'RateLimit-Limit': { description: 'Requests allowed per minute for this client.', schema: { type: 'integer' } },
+        'RateLimit-Limit': {
+          description:
+            'Requests allowed per minute for this client (with RateLimit-Remaining and RateLimit-Reset). Absent when the plan has no limit, and on answers given before the request is counted (a path whose uuid is malformed, a request the HTTP edge refuses).',
+          schema: { type: 'integer' },
+        },
         'RateLimit-Remaining': { description: 'Requests left in this window.', schema: { type: 'integer' } },
         'RateLimit-Reset': { description: 'Seconds until the window resets.', schema: { type: 'integer' } },
         'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } },
