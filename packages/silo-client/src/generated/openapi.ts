@@ -1189,7 +1189,7 @@ export interface components {
         ETag: string;
         /** @description The methods of this path. */
         Allow: string;
-        /** @description Requests allowed per minute for this client. */
+        /** @description Requests allowed per minute for this client (with RateLimit-Remaining and RateLimit-Reset). Absent when the plan has no limit, and on answers given before the request is counted (a path whose uuid is malformed, a request the HTTP edge refuses). */
         "RateLimit-Limit": number;
         /** @description Requests left in this window. */
         "RateLimit-Remaining": number;
