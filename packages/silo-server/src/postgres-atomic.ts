@@ -21,8 +21,10 @@ import type { AtomicBatch, AuditRow } from 'koa-silo';
 /** Versioned by name: a changed body gets a new name, so instances of two versions can share a database. */
 export const ATOMIC_FUNCTION = 'silo_atomic_v3';
 
-export const ATOMIC_FUNCTION_SQL = `
-CREATE OR REPLACE FUNCTION ${ATOMIC_FUNCTION}(
+/** `CREATE OR REPLACE FUNCTION name(the batch as arrays, in atomicArguments' order)` with `body`. */
+export function atomicFunctionSql(name: string, body: string): string {
+  return `
+CREATE OR REPLACE FUNCTION ${name}(
   lock_names text[],
   expect_tables text[], expect_keys text[], expect_values text[],
   set_tables text[], set_keys text[], set_values text[],
@@ -31,7 +33,11 @@ CREATE OR REPLACE FUNCTION ${ATOMIC_FUNCTION}(
   add_keys text[], add_scores bigint[], add_members text[],
   remove_keys text[], remove_members text[],
   audit_logs text[], audit_times bigint[], audit_ids text[], audit_silos text[], audit_actors text[], audit_entries text[]
-) RETURNS boolean LANGUAGE plpgsql VOLATILE AS $fn$
+) RETURNS boolean LANGUAGE plpgsql VOLATILE AS $fn$${body}$fn$`;
+}
+
+/** The body's variables and its first statement: the batch's locks, in hash order. */
+export const ATOMIC_PROLOGUE = `
 DECLARE
   stored text;
   inserted boolean;
@@ -40,7 +46,19 @@ DECLARE
 BEGIN
   PERFORM pg_advisory_xact_lock(h)
     FROM (SELECT DISTINCT hashtextextended(n, 0) AS h FROM unnest(lock_names) n ORDER BY 1) s;
-  FOR i IN 1 .. coalesce(array_length(expect_keys, 1), 0) LOOP
+`;
+
+/** After the audit rows' insert (ON CONFLICT DO NOTHING): an entry that existed fails the statement. */
+export const AUDIT_INSERTED = `    GET DIAGNOSTICS added = ROW_COUNT;
+    IF added < array_length(audit_ids, 1) THEN
+      RAISE EXCEPTION 'an audit entry of this batch exists already' USING ERRCODE = 'unique_violation';
+    END IF;
+  END IF;
+`;
+
+export const ATOMIC_FUNCTION_SQL = atomicFunctionSql(
+  ATOMIC_FUNCTION,
+  `${ATOMIC_PROLOGUE}  FOR i IN 1 .. coalesce(array_length(expect_keys, 1), 0) LOOP
     EXECUTE format('SELECT value FROM %I WHERE key = $1', expect_tables[i]) INTO stored USING expect_keys[i];
     IF stored IS DISTINCT FROM expect_values[i] THEN
       RETURN false;
@@ -56,12 +74,7 @@ BEGIN
   IF coalesce(array_length(audit_ids, 1), 0) > 0 THEN
     EXECUTE format('INSERT INTO %I (log, time, id, silo, actor, entry) SELECT * FROM unnest($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING', index_table || '_audit')
       USING audit_logs, audit_times, audit_ids, audit_silos, audit_actors, audit_entries;
-    GET DIAGNOSTICS added = ROW_COUNT;
-    IF added < array_length(audit_ids, 1) THEN
-      RAISE EXCEPTION 'an audit entry of this batch exists already' USING ERRCODE = 'unique_violation';
-    END IF;
-  END IF;
-  FOR i IN 1 .. coalesce(array_length(add_keys, 1), 0) LOOP
+${AUDIT_INSERTED}  FOR i IN 1 .. coalesce(array_length(add_keys, 1), 0) LOOP
     EXECUTE format('INSERT INTO %I (index_key, score, member) VALUES ($1, $2, $3)
                     ON CONFLICT (index_key, member) DO UPDATE SET score = EXCLUDED.score RETURNING (xmax = 0)', index_table || '_index')
       INTO inserted USING add_keys[i], add_scores[i], add_members[i];
@@ -80,7 +93,8 @@ BEGIN
   END LOOP;
   RETURN true;
 END
-$fn$`;
+`,
+);
 
 /** A batch whose keys name their tables: the main table's, and each joined store's. */
 export interface TableBatch {

@@ -20,6 +20,7 @@ import pg from 'pg';
 import type { KeyvStoreAdapter, StoredData } from 'keyv';
 import { TurnBatch, type AtomicBatch, type AuditLog } from 'koa-silo';
 import { ATOMIC_FUNCTION, ATOMIC_FUNCTION_SQL, atomicArguments } from './postgres-atomic.js';
+import { staticAtomicFunction } from './postgres-atomic-static.js';
 import { auditLogSchema, postgresAuditLog } from './postgres-audit-log.js';
 import { queryIdempotent } from './postgres-lost-connections.js';
 import { AdapterEvents, prefixEnd } from './store-adapter.js';
@@ -36,6 +37,38 @@ const SCHEMA_LOCK = 0x51_10_5c_4e;
 const SCHEMA_VERSION = 1;
 
 const statements = new Map<string, string>();
+
+/** The store tables opened on each pool: the atomic function made for the deployment covers them all. */
+const poolTables = new WeakMap<pg.Pool, Set<string>>();
+
+interface MadeFunction {
+  name: string;
+  tables: ReadonlySet<string>;
+}
+
+/** Per pool, the atomic function made for its tables as they were (undefined when it could not be made). */
+const madeFunctions = new WeakMap<pg.Pool, { tables: string; made: Promise<MadeFunction | undefined> }>();
+
+/**
+ * The atomic function for the tables opened on `pool` (postgres-atomic-static.ts), made once per
+ * schema under the schema lock; undefined (the generic function serves) when it cannot be made.
+ */
+function tablesFunction(pool: pg.Pool): Promise<MadeFunction | undefined> {
+  const tables = [...(poolTables.get(pool) ?? [])].sort();
+  const key = tables.join(',');
+  const known = madeFunctions.get(pool);
+  if (known?.tables === key) return known.made;
+  const { name, sql, tables: covered } = staticAtomicFunction(tables);
+  const made = underSchemaLock(pool, async (client) => {
+    const found = await client.query('SELECT 1 FROM pg_proc WHERE proname = $1 AND pronamespace = (SELECT oid FROM pg_namespace WHERE nspname = current_schema())', [name]);
+    if (found.rowCount === 0) await client.query(sql(name));
+  }).then(
+    (): MadeFunction => ({ name, tables: covered }),
+    () => undefined, // A role that may not create functions: the generic one, made with the tables, serves.
+  );
+  madeFunctions.set(pool, { tables: key, made });
+  return made;
+}
 
 /**
  * `text` as a named statement: each connection parses and plans it once, then only binds and
@@ -125,6 +158,9 @@ export class PostgresStore extends AdapterEvents implements KeyvStoreAdapter {
       );
       if (made.rowCount === 0) await client.query(ATOMIC_FUNCTION_SQL);
     });
+    let tables = poolTables.get(options.pool);
+    if (!tables) poolTables.set(options.pool, (tables = new Set()));
+    tables.add(table);
     return new PostgresStore(options.pool, table);
   }
 
@@ -208,7 +244,8 @@ export class PostgresStore extends AdapterEvents implements KeyvStoreAdapter {
   /**
    * koa-silo's AtomicBatch in one statement, its own transaction (the commit point): the keys it
    * expects or writes locked, every expectation checked, then every write, index and joined
-   * stores included (postgres-atomic.ts).
+   * stores included (postgres-atomic.ts), by the function made for the pool's tables where it
+   * covers the batch's (postgres-atomic-static.ts).
    */
   async atomic(batch: AtomicBatch): Promise<boolean> {
     const joined = (batch.joined ?? []).map((part) => {
@@ -216,9 +253,10 @@ export class PostgresStore extends AdapterEvents implements KeyvStoreAdapter {
       return { table: part.store.#t, set: part.set, delete: part.delete };
     });
     const args = atomicArguments({ table: this.#t, batch, joined });
-    const { rows } = await this.#pool.query<{ ok: boolean }>(
-      named(`SELECT ${ATOMIC_FUNCTION}(${args.map((_, i) => `$${i + 1}`).join(', ')}) AS ok`, args),
-    );
+    const made = await tablesFunction(this.#pool);
+    const covered = made !== undefined && made.tables.has(this.#t) && joined.every((part) => made.tables.has(part.table));
+    const fn = covered ? made.name : ATOMIC_FUNCTION;
+    const { rows } = await this.#pool.query<{ ok: boolean }>(named(`SELECT ${fn}(${args.map((_, i) => `$${i + 1}`).join(', ')}) AS ok`, args));
     return rows[0]?.ok === true;
   }
 

@@ -129,6 +129,28 @@ describe.skipIf(!havePostgres)('PostgresStore', () => {
     }
   });
 
+  it('commits through a function made for the tables of its pool, made again when a table is opened later', async () => {
+    const pool = new pg.Pool({ connectionString: TEST_POSTGRES_URL, options: `-c search_path=${schema!.name}`, max: 2 });
+    const made = async () =>
+      (await pool.query<{ proname: string }>("SELECT proname FROM pg_proc WHERE proname LIKE 'silo_atomic_t_%' AND pronamespace = (SELECT oid FROM pg_namespace WHERE nspname = current_schema())")).rows.length;
+    try {
+      const before = await made();
+      const [a, b] = await Promise.all([PostgresStore.open({ pool, table: 'static_a' }), PostgresStore.open({ pool, table: 'static_b' })]);
+      const batch = (key: string, other: PostgresStore) => ({ expect: [[key, undefined]] as [string, string | undefined][], set: [[key, 'A']] as [string, string][], delete: [], indexAdd: [['i', 1, key]] as [string, number, string][], indexRemove: [], joined: [{ store: other, set: [[key, 'B']] as [string, string][], delete: [] }] });
+      expect(await a.atomic(batch('k1', b))).toBe(true);
+      expect(await made()).toBe(before + 1);
+      expect([await a.get('k1'), await b.get('k1'), await a.sortedIndex.count('i')]).toEqual(['A', 'B', 1]);
+      // An expectation that fails writes nothing, as the generic function's does.
+      expect(await a.atomic(batch('k1', b))).toBe(false);
+      const c = await PostgresStore.open({ pool, table: 'static_c' });
+      expect(await a.atomic(batch('k2', c))).toBe(true);
+      expect(await made()).toBe(before + 2);
+      expect([await c.get('k2'), await a.sortedIndex.count('i')]).toEqual(['B', 2]);
+    } finally {
+      await pool.end();
+    }
+  });
+
   it('keeps audit entries as rows inserted by the batch, all or nothing: an entry twice fails its whole batch', async () => {
     const s = await PostgresStore.open({ pool: schema!.pool, table: 'audit_rows' });
     const row = (id: string, time: number, actor: string, silo?: string) => ({ log: 'p:audit:a', time, id, actor, ...(silo ? { silo } : {}), entry: JSON.stringify({ id }) });
