@@ -37,16 +37,18 @@ function postgresTransport(pool: pg.Pool): BusTransport {
   // The notices of one turn's writes in one statement, in their order: the scan of the array runs
   // in its order, and a transaction's notifications are delivered in the order they were made
   // (two identical texts in one would be delivered once, but every event names its own version).
+  const notifyOne = async (text: string) => {
+    await pool.query('SELECT pg_notify($1, $2)', [await channelName(), text]);
+  };
   const notices = new TurnBatch<string, void>(async (texts) => {
-    const name = await channelName();
-    if (texts.length === 1) await pool.query('SELECT pg_notify($1, $2)', [name, texts[0]]);
-    else await pool.query('SELECT pg_notify($1, t) FROM unnest($2::text[]) AS t', [name, texts]);
+    if (texts.length === 1) await notifyOne(texts[0]!);
+    else await pool.query('SELECT pg_notify($1, t) FROM unnest($2::text[]) AS t', [await channelName(), texts]);
     return texts.map(() => undefined);
   });
   return {
     async send(text) {
       // A notice PostgreSQL refuses (over 8000 bytes) fails alone, not the turn's batch with it.
-      if (Buffer.byteLength(text) >= NOTIFY_BYTES) await pool.query('SELECT pg_notify($1, $2)', [await channelName(), text]);
+      if (Buffer.byteLength(text) >= NOTIFY_BYTES) await notifyOne(text);
       else await notices.call(text);
     },
     async listen(hear) {

@@ -38,8 +38,14 @@ const SCHEMA_VERSION = 1;
 
 const statements = new Map<string, string>();
 
-/** The store tables opened on each pool: the atomic function made for the deployment covers them all. */
-const poolTables = new WeakMap<pg.Pool, Set<string>>();
+/**
+ * The store tables opened on each pool, sorted: the atomic function made for the deployment covers
+ * them all. A new array at each open, so that a batch tells by identity whether its function is current.
+ */
+const poolTables = new WeakMap<pg.Pool, readonly string[]>();
+
+/** How long a function that could not be made is not tried again (a role may not create functions). */
+const MAKE_AGAIN_MS = 60_000;
 
 interface MadeFunction {
   name: string;
@@ -47,26 +53,32 @@ interface MadeFunction {
 }
 
 /** Per pool, the atomic function made for its tables as they were (undefined when it could not be made). */
-const madeFunctions = new WeakMap<pg.Pool, { tables: string; made: Promise<MadeFunction | undefined> }>();
+const madeFunctions = new WeakMap<pg.Pool, { tables: readonly string[]; made: Promise<MadeFunction | undefined> }>();
 
 /**
  * The atomic function for the tables opened on `pool` (postgres-atomic-static.ts), made once per
  * schema under the schema lock; undefined (the generic function serves) when it cannot be made.
  */
 function tablesFunction(pool: pg.Pool): Promise<MadeFunction | undefined> {
-  const tables = [...(poolTables.get(pool) ?? [])].sort();
-  const key = tables.join(',');
+  const tables = poolTables.get(pool) ?? [];
   const known = madeFunctions.get(pool);
-  if (known?.tables === key) return known.made;
+  if (known?.tables === tables) return known.made;
   const { name, sql, tables: covered } = staticAtomicFunction(tables);
   const made = underSchemaLock(pool, async (client) => {
     const found = await client.query('SELECT 1 FROM pg_proc WHERE proname = $1 AND pronamespace = (SELECT oid FROM pg_namespace WHERE nspname = current_schema())', [name]);
     if (found.rowCount === 0) await client.query(sql(name));
   }).then(
     (): MadeFunction => ({ name, tables: covered }),
-    () => undefined, // A role that may not create functions: the generic one, made with the tables, serves.
+    () => {
+      // A role that may not create functions, or the database away for a moment: the generic
+      // function (made with the tables) serves, and this one is tried again later.
+      setTimeout(() => {
+        if (madeFunctions.get(pool)?.made === made) madeFunctions.delete(pool);
+      }, MAKE_AGAIN_MS).unref();
+      return undefined;
+    },
   );
-  madeFunctions.set(pool, { tables: key, made });
+  madeFunctions.set(pool, { tables, made });
   return made;
 }
 
@@ -158,9 +170,7 @@ export class PostgresStore extends AdapterEvents implements KeyvStoreAdapter {
       );
       if (made.rowCount === 0) await client.query(ATOMIC_FUNCTION_SQL);
     });
-    let tables = poolTables.get(options.pool);
-    if (!tables) poolTables.set(options.pool, (tables = new Set()));
-    tables.add(table);
+    poolTables.set(options.pool, [...new Set([...(poolTables.get(options.pool) ?? []), table])].sort());
     return new PostgresStore(options.pool, table);
   }
 
