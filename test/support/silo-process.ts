@@ -150,6 +150,9 @@ export interface SiloServer {
   stderr(): string;
   /** Parsed JSON log lines so far. */
   logs(): Array<Record<string, unknown>>;
+  /** Stops reading the server's stdout (its log), as a stalled log reader would; `resumeStdout` reads on. */
+  pauseStdout(): void;
+  resumeStdout(): void;
   /** Resolves when the process exits, however that happens. */
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   /** Sends `signal` and waits for the exit. */
@@ -207,6 +210,8 @@ export async function startSilo(opts: { env: Record<string, string>; cwd: string
     stdout: () => stdout,
     stderr: () => stderr,
     logs,
+    pauseStdout: () => child.stdout!.pause(),
+    resumeStdout: () => child.stdout!.resume(),
     exited,
     stop: (signal = 'SIGTERM', timeoutMs = 10_000) => stopChild(child, signal, timeoutMs),
     fetch: (pathname, init) => fetch(`${url}${pathname}`, { ...init, signal: AbortSignal.timeout(10_000) }),

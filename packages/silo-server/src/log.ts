@@ -1,12 +1,13 @@
 /**
  * Structured logs through pino: one JSON object per line, `{"level", "time", "msg", ...fields}`,
- * written asynchronously (a request never waits for its log line to reach the terminal or the
- * pipe), or one plain line per entry for people at a terminal (SILO_LOG_FORMAT=pretty).
+ * written to stdout without ever blocking the server on its reader (log-sink.ts), or one plain
+ * line per entry for people at a terminal (SILO_LOG_FORMAT=pretty).
  *
  * Nothing logged here ever carries a key value: requests are logged by method, path (key values
  * cut out), status and timing only (never headers or query strings), errors by their message.
  */
 import pino from 'pino';
+import { streamSink } from './log-sink.js';
 
 export type Level = 'debug' | 'info' | 'warn' | 'error';
 export type Fields = Record<string, unknown>;
@@ -21,8 +22,8 @@ export interface Logger {
   error(msg: string, fields?: Fields): void;
   /** One answered request, at level info: the line every response writes. */
   request(line: RequestLine): void;
-  /** Writes what is still buffered, synchronously (at shutdown). */
-  flush(): void;
+  /** Resolves once every line has reached stdout's reader, or after `timeoutMs` (at shutdown). */
+  flush(timeoutMs?: number): Promise<void>;
 }
 
 /** A request's log line (`"msg":"request"`): what was asked and answered, never a header or query. */
@@ -41,7 +42,7 @@ export interface LogOptions {
   /** Entries below this level are not written. Default info. */
   level?: LogLevel;
   format?: LogFormat;
-  /** Where lines go; default stdout, asynchronously. */
+  /** Where lines go; default stdout (log-sink.ts). */
   write?: (line: string) => void;
 }
 
@@ -73,8 +74,9 @@ function isoTimeField(): () => string {
 
 export function createLogger(options: LogOptions | ((line: string) => void) = {}): Logger {
   const { level = 'info', format = 'json', write } = typeof options === 'function' ? { write: options } : options;
-  const destination = write ? undefined : pino.destination({ dest: 1, sync: false });
-  const sink = write ?? ((line: string) => destination!.write(line));
+  // Told of lines dropped for a reader that fell behind, once it has caught up: a line of its own.
+  const out = write ? undefined : streamSink(process.stdout, (count) => logger.warn('log lines dropped: stdout was not read', { count }));
+  const sink = write ?? ((line: string) => out!.write(line));
   const stream = { write: format === 'pretty' ? (line: string) => sink(prettyLine(line)) : sink };
   const time = isoTimeField();
   const log = pino(
@@ -88,7 +90,7 @@ export function createLogger(options: LogOptions | ((line: string) => void) = {}
   );
   // The message first among the fields (passed in the object, not as pino's trailing message).
   const emit = (at: Level) => (msg: string, fields: Fields = {}) => log[at]({ msg, ...fields });
-  return {
+  const logger: Logger = {
     debug: emit('debug'),
     info: emit('info'),
     warn: emit('warn'),
@@ -97,8 +99,9 @@ export function createLogger(options: LogOptions | ((line: string) => void) = {}
       if (!log.isLevelEnabled('info')) return;
       stream.write(requestJson(line, time()));
     },
-    flush: () => destination?.flushSync(),
+    flush: (timeoutMs = 2000) => out?.drained(timeoutMs) ?? Promise.resolve(),
   };
+  return logger;
 }
 
 /**
@@ -114,7 +117,7 @@ function requestJson(line: RequestLine, timeField: string): string {
   );
 }
 
-export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {}, request() {}, flush() {} };
+export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {}, request() {}, flush: async () => undefined };
 
 export interface ThrottledWarn {
   /** One occurrence of `msg` (of the kind `kind`, for example an error code). */

@@ -11,7 +11,7 @@ import { createLogger, throttledWarn, type Fields, type Logger } from '../src/lo
 function recorder(): Logger & { lines: Array<{ msg: string; fields: Fields }> } {
   const lines: Array<{ msg: string; fields: Fields }> = [];
   const push = (msg: string, fields: Fields = {}) => lines.push({ msg, fields });
-  return { lines, debug: push, info: push, warn: push, error: push, request: (line) => push('request', { ...line }), flush: () => undefined };
+  return { lines, debug: push, info: push, warn: push, error: push, request: (line) => push('request', { ...line }), flush: async () => undefined };
 }
 
 describe('throttledWarn', () => {

@@ -54,8 +54,7 @@ function guardProcess(logger: ReturnType<typeof createLogger>): void {
   process.on('unhandledRejection', (reason) => logger.error('unhandled rejection', errorFields(reason)));
   process.on('uncaughtException', (error) => {
     logger.error('uncaught exception: exiting', errorFields(error));
-    logger.flush();
-    process.exit(1);
+    void logger.flush(1000).finally(() => process.exit(1));
   });
 }
 
@@ -89,6 +88,6 @@ export async function serve(args: string[], io: Io): Promise<number> {
   const signal = await stop;
   logger.info('signal', { signal });
   await running.close();
-  logger.flush();
+  await logger.flush();
   return 0;
 }
