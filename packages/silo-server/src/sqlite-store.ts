@@ -319,6 +319,17 @@ export class SqliteStore extends AdapterEvents implements KeyvStoreAdapter {
     return row === null || this.#expired(row) ? undefined : textOf(row.value);
   }
 
+  /**
+   * A row's value as the read cache holds it, proven current (null: known absent), or undefined
+   * when it must be read: koa-silo's KeyvTextStore answers from it without a round through Keyv.
+   */
+  cached(key: string): string | null | undefined {
+    if (this.#closed) return undefined;
+    const row = this.#cache.get(key);
+    if (row === undefined) return undefined;
+    return row === null || this.#expired(row) ? null : textOf(row.value);
+  }
+
   /** A row through the read cache (null: absent). */
   #read(key: string): ValueRow | null {
     const cached = this.#closed ? undefined : this.#cache.get(key);

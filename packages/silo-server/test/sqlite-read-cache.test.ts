@@ -75,6 +75,31 @@ describe('SqliteStore read cache', () => {
     expect(await region.get('blob')).toBe('new');
   });
 
+  it('answers `cached` with what it holds while proven current: a value, null for known absent, undefined to read', async () => {
+    const file = tmpFile();
+    const s = store(file);
+    await s.set('k', 'one');
+    expect(s.cached('k')).toBeUndefined();
+    expect(await s.get('k')).toBe('one');
+    expect(await s.get('absent')).toBeUndefined();
+    expect([s.cached('k'), s.cached('absent')]).toEqual(['one', null]);
+    // Its own write: forgotten at once.
+    await s.set('k', 'two');
+    expect(s.cached('k')).toBeUndefined();
+    expect(await s.get('k')).toBe('two');
+    // Another connection's commit: nothing held from the next turn on.
+    otherProcess(file).prepare('UPDATE main SET value = ? WHERE key = ?').run('three', 'k');
+    await nextTurn();
+    expect([s.cached('k'), s.cached('absent')]).toEqual([undefined, undefined]);
+    expect(await s.get('k')).toBe('three');
+    expect(s.cached('k')).toBe('three');
+    // A value past its expiry is absent.
+    await s.set('session', 'v', 40);
+    expect(await s.get('session')).toBe('v');
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect(s.cached('session')).toBeNull();
+  });
+
   it('keeps a value that expires only until it does', async () => {
     const s = store(tmpFile());
     await s.set('session', 'v', 40);

@@ -81,20 +81,32 @@ export function createAuth(deps: {
     return { account: who.account, keyType: type, keyName: `console:${who.user}`, user: who.user };
   }
 
-  /** Counts a request of `account` in `bucket` (its key's or session's) and in the account's own limit; the plan it counted by. */
-  async function count(ctx: Context, account: string, bucket: string): Promise<Plan> {
+  /**
+   * Counts a request of `account` in its caller's bucket (`bucket`: made only where the plan limits
+   * callers) and in the account's own limit; the plan it counted by. Where the plan limits neither,
+   * nothing is counted and nothing more is awaited: the common case of a self-hosted server.
+   */
+  async function count(ctx: Context, account: string, bucket: () => string): Promise<Plan> {
     const planName = await accounts.planOf(account);
     const plan = planNamed(plans, planName);
-    // Both counters at once: a counter store that hangs costs one counter's time limit, not two.
-    // The account's limit holds also where the per-key one is off (0).
-    await Promise.all([plan.rateLimitPerMinute > 0 ? rateLimit.consume(ctx, bucket, planName) : undefined, rateLimit.consumeAccount(account, planName)]);
+    const perCaller = plan.rateLimitPerMinute > 0;
+    // The account's limit holds also where the per-caller one is off (0).
+    const perAccount = (plan.accountRateLimitPerMinute ?? 0) > 0;
+    if (perCaller && perAccount) {
+      // Both counters at once: a counter store that hangs costs one counter's time limit, not two.
+      await Promise.all([rateLimit.consume(ctx, bucket(), planName), rateLimit.consumeAccount(account, planName)]);
+    } else if (perCaller) {
+      await rateLimit.consume(ctx, bucket(), planName);
+    } else if (perAccount) {
+      await rateLimit.consumeAccount(account, planName);
+    }
     return plan;
   }
 
   return {
     anonymous,
     async countSession(ctx, { account, user }) {
-      await count(ctx, account, callerLimitKey({ account, keyType: 'manage', keyName: `console:${user}`, actor: { type: 'console', name: user } }));
+      await count(ctx, account, () => callerLimitKey({ account, keyType: 'manage', keyName: `console:${user}`, actor: { type: 'console', name: user } }));
     },
     async require(ctx, type) {
       const value = ctx.get(KEY_HEADER[type]);
@@ -110,7 +122,9 @@ export function createAuth(deps: {
         if (err instanceof UnauthorizedError) await anonymous(ctx);
         throw err;
       }
-      const plan = await count(ctx, principal.account, callerLimitKey({ ...principal, actor: actorOf(principal) }));
+      const { account, keyType, keyName, silos } = principal;
+      const actor = actorOf(principal);
+      const plan = await count(ctx, account, () => callerLimitKey({ account, keyType, keyName, actor }));
       // An answer for one key or session: never kept by a shared cache (a proxy or CDN in front
       // of Silo would give it to the next client, keyed or not). `no-store` answers keep theirs.
       if (!ctx.response.get('Cache-Control')) ctx.set('Cache-Control', 'private');
@@ -120,8 +134,6 @@ export function createAuth(deps: {
         if (token === undefined) await accounts.authenticate(value, type);
         else await sessionHolder(sessions!, token);
       };
-      const { account, keyType, keyName, silos } = principal;
-      const actor = actorOf(principal);
       const caller: Caller = { account, keyType, keyName, plan, confirm, actor, address: clientAddress(ctx, trustProxy) };
       if (silos !== undefined) caller.silos = silos;
       return caller;
