@@ -37,11 +37,12 @@ export function regionPorts(config: Pick<ServerConfig, 'regionPorts' | 'hosts' |
   const listeners: net.Server[] = [];
   return {
     ports,
-    async middleware(ctx, next) {
+    // Not async: every request passes here, and an async function costs a promise.
+    middleware(ctx, next) {
       // After http-edge.ts, which may have taken the Host from an absolute-form target.
-      const host = hostOfPort.get(ctx.req.socket.localPort ?? -1);
+      const host = hostOfPort.size === 0 ? undefined : hostOfPort.get(ctx.req.socket.localPort ?? -1);
       if (host !== undefined) ctx.req.headers.host = host;
-      await next();
+      return next();
     },
     async listen(server, onAcceptError) {
       for (const region of REGIONS) {

@@ -36,6 +36,9 @@ export function reaches(caller: Principal, uuid: string): boolean {
   return caller.silos === undefined || caller.silos.includes(uuid.toLowerCase());
 }
 
+/** What awaiting a count that counted nothing resolves to. */
+const COUNTED: Promise<void> = Promise.resolve();
+
 /** How old an authentication may be before a write checks the key again. */
 const RECHECK_AFTER_MS = 250;
 
@@ -72,7 +75,10 @@ export function createAuth(deps: {
 }): Auth {
   const { accounts, plans, rateLimit, trustProxy, sessions } = deps;
 
-  const anonymous = (ctx: Context) => rateLimit.consume(ctx, `ip:${clientLimitKey(ctx, trustProxy)}`, DEFAULT_PLAN_NAME);
+  // Where the default plan does not limit, an anonymous request names no bucket and counts nothing.
+  const anonymousLimited = planNamed(plans, DEFAULT_PLAN_NAME).rateLimitPerMinute > 0;
+  const anonymous = (ctx: Context) =>
+    anonymousLimited ? rateLimit.consume(ctx, `ip:${clientLimitKey(ctx, trustProxy)}`, DEFAULT_PLAN_NAME) : COUNTED;
 
   /** The caller behind a console session: it may do what the account's keys may (contract §13). */
   async function sessionCaller(ctx: Context, token: string, type: KeyType): Promise<Principal & { user: string }> {
