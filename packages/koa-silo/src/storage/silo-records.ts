@@ -111,9 +111,7 @@ export function createVersions(deps: VersionsDeps): Versions {
 
   const heads = new ParsedRecords<SiloHead>();
 
-  async function readHead(raw: string | undefined): Promise<SiloHead | undefined> {
-    return raw === undefined ? undefined : heads.parse(raw);
-  }
+  const readHead = (raw: string | undefined): SiloHead | undefined => (raw === undefined ? undefined : heads.parse(raw));
 
   /**
    * The head of `uuid` as stored under `account`. Without an account: where keys are placed by
@@ -122,7 +120,7 @@ export function createVersions(deps: VersionsDeps): Versions {
   async function headOf(uuid: string, account: string | undefined): Promise<SiloHead | undefined> {
     const under = account ?? (owners ? await owners.of(uuid) : '');
     if (under === undefined) return undefined;
-    const head = await readHead(await main.get(keys.silo(under, uuid).head));
+    const head = readHead(await main.get(keys.silo(under, uuid).head));
     return account === undefined || head?.account === account ? head : undefined;
   }
 
@@ -242,7 +240,7 @@ export function createVersions(deps: VersionsDeps): Versions {
 
     async getHeads(account, uuids) {
       const texts = await main.getMany(uuids.map((uuid) => keys.silo(account, uuid).head));
-      return Promise.all(texts.map((text) => readHead(text)));
+      return texts.map(readHead);
     },
 
     getVersions,
