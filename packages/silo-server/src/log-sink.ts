@@ -5,8 +5,9 @@
  * written synchronously, as Node does for them.
  *
  * Measured (benchmarks/http/README.md, 2026-11-27 evening): every request writes a line, and
- * pino's asynchronous destination handed each write to libuv's thread pool and back, about 9 µs of
- * the server's CPU per request of a 1 KB read; a write on the stream itself costs a third of that.
+ * pino's asynchronous destination handed each write to libuv's thread pool and back; written on
+ * the stream itself, `silo serve` answered 1.25-1.28x the 1 KB reads per second (a turn's lines
+ * gathered into one write did worse, 1.05-1.13x).
  *
  * A reader that stops reading must neither freeze the server (a blocking write) nor grow its
  * memory without end: beyond `maxQueuedBytes` waiting, lines are dropped and counted, and once the
@@ -46,7 +47,8 @@ export function streamSink(out: Writable, onDropped: (count: number) => void, ma
         out.write(line);
         return;
       }
-      // Over the bound the stream has said it is full, so a drain is coming: the count goes out then.
+      // Over the bound (far above the stream's high-water mark) the stream has said it is full, so a
+      // drain is coming: the count goes out then.
       if (dropped++ === 0) out.once('drain', reportDropped);
     },
     drained(timeoutMs) {

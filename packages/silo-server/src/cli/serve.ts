@@ -53,8 +53,10 @@ function waitForSignal(): Promise<string> {
 function guardProcess(logger: ReturnType<typeof createLogger>): void {
   process.on('unhandledRejection', (reason) => logger.error('unhandled rejection', errorFields(reason)));
   process.on('uncaughtException', (error) => {
+    // Written at once when the reader keeps up (a stream write is tried before it is queued); the
+    // process exits without waiting for a slow one: in an unknown state it must serve nothing more.
     logger.error('uncaught exception: exiting', errorFields(error));
-    void logger.flush(1000).finally(() => process.exit(1));
+    process.exit(1);
   });
 }
 
