@@ -56,6 +56,16 @@ interface MadeFunction {
 const madeFunctions = new WeakMap<pg.Pool, { tables: readonly string[]; made: Promise<MadeFunction | undefined> }>();
 
 /**
+ * Makes the function `name` in the current schema unless it exists (under the schema lock). Its name
+ * carries its version or its text's digest, so one that exists is this one, and a role that does
+ * not own it, sharing the database, need not replace it.
+ */
+async function makeFunctionOnce(client: pg.PoolClient, name: string, sql: string): Promise<void> {
+  const found = await client.query('SELECT 1 FROM pg_proc WHERE proname = $1 AND pronamespace = (SELECT oid FROM pg_namespace WHERE nspname = current_schema())', [name]);
+  if (found.rowCount === 0) await client.query(sql);
+}
+
+/**
  * The atomic function for the tables opened on `pool` (postgres-atomic-static.ts), made once per
  * schema under the schema lock; undefined (the generic function serves) when it cannot be made.
  */
@@ -64,10 +74,7 @@ function tablesFunction(pool: pg.Pool): Promise<MadeFunction | undefined> {
   const known = madeFunctions.get(pool);
   if (known?.tables === tables) return known.made;
   const { name, sql, tables: covered } = staticAtomicFunction(tables);
-  const made = underSchemaLock(pool, async (client) => {
-    const found = await client.query('SELECT 1 FROM pg_proc WHERE proname = $1 AND pronamespace = (SELECT oid FROM pg_namespace WHERE nspname = current_schema())', [name]);
-    if (found.rowCount === 0) await client.query(sql(name));
-  }).then(
+  const made = underSchemaLock(pool, (client) => makeFunctionOnce(client, name, sql(name))).then(
     (): MadeFunction => ({ name, tables: covered }),
     () => {
       // A role that may not create functions, or the database away for a moment: the generic
@@ -162,13 +169,7 @@ export class PostgresStore extends AdapterEvents implements KeyvStoreAdapter {
       await client.query(`CREATE TABLE IF NOT EXISTS "${table}_index_count" (index_key text COLLATE "C" PRIMARY KEY, n bigint NOT NULL)`);
       for (const statement of auditLogSchema(table)) await client.query(statement);
       await client.query('INSERT INTO silo_schema (table_name, version) VALUES ($1, $2) ON CONFLICT (table_name) DO NOTHING', [table, SCHEMA_VERSION]);
-      // Made once per schema: its name carries its version, so one that exists is this one (and
-      // a role that does not own it, sharing the database, need not replace it).
-      const made = await client.query(
-        'SELECT 1 FROM pg_proc WHERE proname = $1 AND pronamespace = (SELECT oid FROM pg_namespace WHERE nspname = current_schema())',
-        [ATOMIC_FUNCTION],
-      );
-      if (made.rowCount === 0) await client.query(ATOMIC_FUNCTION_SQL);
+      await makeFunctionOnce(client, ATOMIC_FUNCTION, ATOMIC_FUNCTION_SQL);
     });
     poolTables.set(options.pool, [...new Set([...(poolTables.get(options.pool) ?? []), table])].sort());
     return new PostgresStore(options.pool, table);
