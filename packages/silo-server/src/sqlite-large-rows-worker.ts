@@ -1,8 +1,8 @@
 /**
  * The worker thread of sqlite-large-rows.ts: a connection of its own to the database file, which
  * writes the large rows it is sent and deletes the ones it is told to, each in an IMMEDIATE
- * transaction of its own, and reads the ones it is asked for; it answers each request when done
- * (or why not).
+ * transaction of its own, and reads the ones it is asked for; it also checkpoints the WAL when
+ * asked (sqlite-checkpoints.ts). It answers each request when done (or why not).
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
@@ -33,6 +33,11 @@ function statementsOf(table: string) {
 }
 
 function handle(request: LargeRowRequest): LargeRowReply {
+  if (request.op === 'checkpoint') {
+    // PASSIVE: copies what no reader still needs, never waits for (or blocks) a writer or a reader.
+    db.pragma('wal_checkpoint(PASSIVE)');
+    return { id: request.id };
+  }
   const { upsert, select, remove } = statementsOf(request.table);
   if (request.op === 'write') {
     db.transaction(() => upsert.run(request.key, request.value, request.expires)).immediate();

@@ -28,10 +28,11 @@ export interface LargeRowsSettings {
   synchronous: 'normal' | 'full';
 }
 
-/** To the worker: a row to write, one to read, or one to delete. */
+/** To the worker: a row to write, one to read, or one to delete; or a checkpoint of the WAL. */
 export type LargeRowRequest =
   | { op: 'write'; id: number; table: string; key: string; value: string; expires: number | null }
-  | { op: 'read' | 'delete'; id: number; table: string; key: string };
+  | { op: 'read' | 'delete'; id: number; table: string; key: string }
+  | { op: 'checkpoint'; id: number };
 
 /** From the worker: done (with the value read, when there is one), or why not. */
 export interface LargeRowReply {
@@ -61,6 +62,14 @@ export class SqliteLargeRows {
   /** Deletes the row (there may be none), in its turn among this connection's commits. */
   async delete(table: string, key: string): Promise<void> {
     await groupCommitOf(this.db).outside(() => this.#ask({ op: 'delete', table, key }));
+  }
+
+  /**
+   * A passive checkpoint of the file's WAL, run by the worker (sqlite-checkpoints.ts): needs no
+   * turn, since it takes no write lock.
+   */
+  async checkpoint(): Promise<void> {
+    await this.#ask({ op: 'checkpoint' });
   }
 
   /** The row's value (undefined when there is none, or it expired), read by the worker. */

@@ -29,6 +29,7 @@ import Database from 'better-sqlite3';
 import Keyv, { type KeyvStoreAdapter, type StoredData } from 'keyv';
 import type { AtomicBatch, AuditLog } from 'koa-silo';
 import { groupCommitOf } from './group-commit.js';
+import { checkpointsOf, closeCheckpointsOf, type WalCheckpoints } from './sqlite-checkpoints.js';
 import { closeLargeRowsOf, largeRowsOf, OFF_THREAD_CHARS, type SqliteLargeRows } from './sqlite-large-rows.js';
 import { sqliteAuditLog, type SqliteAuditLog } from './sqlite-audit-log.js';
 import { readCacheOf, type SqliteReadCache, type SqliteReadCacheOptions } from './sqlite-read-cache.js';
@@ -109,6 +110,7 @@ async function closeConnection(db: Database.Database): Promise<void> {
     if (--shared.users > 0) return;
     connections.delete(key);
   }
+  closeCheckpointsOf(db);
   await closeLargeRowsOf(db);
   if (db.open) db.close();
 }
@@ -168,6 +170,8 @@ export class SqliteStore extends AdapterEvents implements KeyvStoreAdapter {
   readonly #cache: SqliteReadCache;
   /** Writes and reads large rows off the event loop (a file's store; in memory, there is no other connection). */
   readonly #offThread: SqliteLargeRows | undefined;
+  /** Checkpoints of the WAL by that thread (sqlite-checkpoints.ts); a file's store only. */
+  readonly #checkpoints: WalCheckpoints | undefined;
   #closed = false;
 
   constructor(options: SqliteStoreOptions) {
@@ -244,6 +248,7 @@ export class SqliteStore extends AdapterEvents implements KeyvStoreAdapter {
     });
     this.#cache = readCacheOf(this.#db, table, options.readCache);
     this.#offThread = memory ? undefined : largeRowsOf(this.#db, { file: path.resolve(options.path), busyTimeoutMs: options.busyTimeoutMs ?? 5000, synchronous });
+    this.#checkpoints = this.#offThread && checkpointsOf(this.#db, this.#offThread);
     this.#keysInRange = this.#db.prepare<[string, string], string>(`SELECT key FROM ${t} WHERE key >= ? AND key < ? ORDER BY key`).pluck();
     this.purgeExpired();
   }
@@ -355,14 +360,16 @@ export class SqliteStore extends AdapterEvents implements KeyvStoreAdapter {
     else if (typeof row.value === 'string') this.#cache.remember(key, { value: row.value, expires: row.expires });
   }
 
-  /** Every write of a row goes through these two: the read cache forgets it first. */
+  /** Every write of a row goes through these two: the read cache forgets it first; a checkpoint follows. */
   #put(key: string, value: string | Buffer, expires: number | null): void {
     this.#cache.forget(key);
+    this.#checkpoints?.wrote();
     this.#set.run(key, value, expires);
   }
 
   #remove(key: string): number {
     this.#cache.forget(key);
+    this.#checkpoints?.wrote();
     return this.#delete.run(key).changes;
   }
 
@@ -583,6 +590,7 @@ export class SqliteStore extends AdapterEvents implements KeyvStoreAdapter {
     });
     await this.#inTurn(() => {
       this.#cache.clear();
+      this.#checkpoints?.wrote();
       clear.immediate();
     });
   }
