@@ -79,6 +79,21 @@ describe('compression', () => {
     expect(reply.body.length).toBeLessThan(Buffer.byteLength(body) / 5);
   });
 
+  it('compresses a small answer (compressed at once, on the event loop) in either coding, byte-exact', async () => {
+    const doc = Array.from({ length: 40 }, (_, i) => ({ id: i, name: `item ${i}` }));
+    const uuid = await h.create(alice, { file_name: 'a few KB', file_data: doc, is_public: true });
+    const identity = await rawGet(`/public/${uuid}`, {});
+    expect(identity.body.length).toBeGreaterThan(1024);
+    expect(identity.body.length).toBeLessThan(8 * 1024);
+    const br = await rawGet(`/public/${uuid}`, { 'Accept-Encoding': 'br' });
+    expect(br.headers['content-encoding']).toBe('br');
+    expect(zlib.brotliDecompressSync(br.body).equals(identity.body)).toBe(true);
+    const gz = await rawGet(`/public/${uuid}`, { 'Accept-Encoding': 'gzip' });
+    expect(gz.headers['content-encoding']).toBe('gzip');
+    expect(zlib.gunzipSync(gz.body).equals(identity.body)).toBe(true);
+    expect(br.headers.etag).not.toBe(gz.headers.etag);
+  });
+
   it('leaves tiny answers alone', async () => {
     const tiny = await rawGet(`/public/${small}`, { 'Accept-Encoding': 'br, gzip' });
     expect(tiny.headers['content-encoding']).toBeUndefined();
