@@ -141,7 +141,7 @@ export async function runAb(options: AbOptions): Promise<void> {
   const roundSec = options.roundSec ?? 2;
   const connections = options.connections ?? 50;
   for (const id of options.scenarios) {
-    const kind = /^s(?:1|2|3|4|5|5b|6)-(.+)$/.exec(id)?.[1];
+    const kind = /^s(?:1|2|3|4|5|5b|5br|6)-(.+)$/.exec(id)?.[1];
     if (!kind || !AB_STORES.has(kind as SiloKind)) throw new Error(`${id}: A/B runs scenarios s1..s6 on ${[...AB_STORES].join(', ')}`);
   }
   const base = prepareBase(options.base, log);
@@ -156,7 +156,7 @@ export async function runAb(options: AbOptions): Promise<void> {
   try {
     const koaRequest = baselineScenarios({ koa: { port: koa.ready.port, pid: koa.pid } }, data).find((s) => s.id === 'base-koa')!.request;
     for (const id of options.scenarios) {
-      const kind = /^s(?:1|2|3|4|5|5b|6)-(.+)$/.exec(id)![1] as SiloKind;
+      const kind = /^s(?:1|2|3|4|5|5b|5br|6)-(.+)$/.exec(id)![1] as SiloKind;
       const servers: { dispose(): Promise<void>; child: Child<import('./server.js').ReadyLine> }[] = [];
       try {
         type Urls = { redisUrl: string; serveRedisUrl: string; postgresUrl: string };

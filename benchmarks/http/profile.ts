@@ -151,7 +151,7 @@ export async function profileScenario(
   };
   try {
     const mem = /^mem-(memory|sqlite|redis|postgres|cluster|serve-sqlite|serve-redis)-(public|query)$/.exec(id);
-    const siloId = /^s(?:1|2|3|4|5|5b|6)-(memory|sqlite|redis|postgres|cluster|serve-sqlite|serve-redis)$/.exec(id);
+    const siloId = /^s(?:1|2|3|4|5|5b|5br|6)-(memory|sqlite|redis|postgres|cluster|serve-sqlite|serve-redis)$/.exec(id);
     if (mem) {
       silo = await startSilo(mem[1] as SiloKind, { seed: 'big', nodeArgs, siloModule: options.siloModule, ...(await clusterFor(mem[1])) });
       const r = silo.child.ready;

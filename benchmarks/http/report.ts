@@ -20,7 +20,7 @@ const TARGET_LABEL: Record<Target, string> = {
   'json-server-1': 'json-server 1.0 beta',
 };
 
-const GROUP_ORDER: Group[] = ['1', '2', '3', '4', '5', '5b', '6'];
+const GROUP_ORDER: Group[] = ['1', '2', '3', '4', '5', '5b', '5br', '6'];
 
 function num(n: number, digits = 0): string {
   if (!Number.isFinite(n)) return 'n/a';

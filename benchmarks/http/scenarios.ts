@@ -10,8 +10,8 @@ import type { ReadyLine } from './server.js';
 
 export type Target = SiloKind | BaselineKind;
 
-/** Scenario groups: the six of the issue, the extra 5b, and the baselines. */
-export type Group = '1' | '2' | '3' | '4' | '5' | '5b' | '6' | 'baseline';
+/** Scenario groups: the six of the issue, the extra 5b and 5br, and the baselines. */
+export type Group = '1' | '2' | '3' | '4' | '5' | '5b' | '5br' | '6' | 'baseline';
 
 export interface Scenario {
   id: string;
@@ -34,6 +34,7 @@ export const GROUP_TITLES: Record<Group, string> = {
   '4': 'private search `eq` over a 10 000-element silo',
   '5': 'PATCH of a 1 KB silo (one silo per connection)',
   '5b': 'PATCH of one 1 KB silo by every connection (extra: lock contention)',
+  '5br': 'PATCH of a 1 KB silo as a browser sends it (extra: `Accept-Encoding: gzip, deflate, br`, the answer compressed)',
   '6': 'create of a 1 KB silo',
   baseline: 'baselines',
 };
@@ -48,13 +49,16 @@ function preview(value: unknown): string {
 
 interface Answer {
   status: number;
+  /** The body, decoded (fetch undoes a Content-Encoding). */
   text: string;
   contentType: string;
+  contentEncoding: string;
 }
 
 async function call(url: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<Answer> {
   const res = await fetch(url, init);
-  return { status: res.status, text: await res.text(), contentType: res.headers.get('content-type') ?? '' };
+  const header = (name: string) => res.headers.get(name) ?? '';
+  return { status: res.status, text: await res.text(), contentType: header('content-type'), contentEncoding: header('content-encoding') };
 }
 
 function expectStatus(id: string, got: Answer, status: number): void {
@@ -114,18 +118,21 @@ export function siloScenarios(ready: ReadyLine, data: StandardData): Scenario[] 
     expectJson(`${id} (read back)`, got, expected);
   };
 
-  const patch = (id: string, group: '5' | '5b', uuids: string[]): Scenario => ({
+  const browser = { ...manage, 'Accept-Encoding': 'gzip, deflate, br' };
+  const patch = (id: string, group: '5' | '5b' | '5br', uuids: string[]): Scenario => ({
     id,
     group,
     target: store,
     pid: ready.pid,
     title: GROUP_TITLES[group],
-    shown: `PATCH /api/v1/manage/<uuid> {"file_data": 1 KB}${group === '5' ? ` (${uuids.length} silos)` : ''}`,
-    request: { url: uuids.map((u) => `${base}/api/v1/manage/${u}`), method: 'PATCH', headers: manage, body: patchBody },
+    shown: `PATCH /api/v1/manage/<uuid> {"file_data": 1 KB}${group === '5b' ? '' : ` (${uuids.length} silos)`}${group === '5br' ? ', Accept-Encoding: gzip, deflate, br' : ''}`,
+    request: { url: uuids.map((u) => `${base}/api/v1/manage/${u}`), method: 'PATCH', headers: group === '5br' ? browser : manage, body: patchBody },
     async validate() {
-      for (const uuid of group === '5' ? uuids.slice(0, 2) : uuids) {
-        const got = await call(`${base}/api/v1/manage/${uuid}`, { method: 'PATCH', headers: manage, body: patchBody });
+      for (const uuid of group === '5b' ? uuids : uuids.slice(0, 2)) {
+        // fetch itself sends `Accept-Encoding: gzip, deflate, br`; the load sends none but for 5br.
+        const got = await call(`${base}/api/v1/manage/${uuid}`, { method: 'PATCH', headers: browser, body: patchBody });
         expectStatus(id, got, 200);
+        if (got.contentEncoding !== 'br') throw new ScenarioValidationError(`${id}: expected a br answer, got Content-Encoding "${got.contentEncoding}"`);
         const body = JSON.parse(got.text) as Record<string, unknown>;
         const fields = ['file_name', 'file_uuid', 'created_at', 'updated_at', 'is_public', 'region_name'];
         const missing = fields.filter((f) => !(f in body));
@@ -134,7 +141,7 @@ export function siloScenarios(ready: ReadyLine, data: StandardData): Scenario[] 
         }
         await readBack(id, uuid, data.doc1kPatched);
       }
-      return `200, the seven fields; the silo then reads back as the new 1 KB document`;
+      return `200${group === '5br' ? ' (br)' : ''}, the seven fields; the silo then reads back as the new 1 KB document`;
     },
   });
 
@@ -202,6 +209,7 @@ export function siloScenarios(ready: ReadyLine, data: StandardData): Scenario[] 
     },
     patch(`s5-${store}`, '5', ready.patchSilos),
     patch(`s5b-${store}`, '5b', [s.contended!]),
+    patch(`s5br-${store}`, '5br', ready.patchSilos),
     {
       id: `s6-${store}`,
       group: '6',
