@@ -23,15 +23,21 @@ export const BACKSTOP_PAGES = 10_000;
 /** How long after a write the thread checkpoints: every write of that while is copied in one go. */
 export const CHECKPOINT_DELAY_MS = 100;
 
+/** After a checkpoint failed (the thread is gone and cannot start), the next waits this long: the backstop copies meanwhile. */
+export const RETRY_AFTER_FAILURE_MS = 5_000;
+
+/** What checkpoints need of the file's thread. */
+export type CheckpointThread = Pick<SqliteLargeRows, 'checkpoint'>;
+
 export class WalCheckpoints {
-  readonly #thread: SqliteLargeRows;
+  readonly #thread: CheckpointThread;
   #timer: NodeJS.Timeout | undefined;
   /** A checkpoint is asked for or running; writes meanwhile ask for another after it. */
   #busy = false;
   #again = false;
   #closed = false;
 
-  constructor(db: Database.Database, thread: SqliteLargeRows) {
+  constructor(db: Database.Database, thread: CheckpointThread) {
     this.#thread = thread;
     db.pragma(`wal_autocheckpoint = ${BACKSTOP_PAGES}`);
   }
@@ -54,8 +60,20 @@ export class WalCheckpoints {
     try {
       await this.#thread.checkpoint();
     } catch {
-      // The thread is gone or the store closed: the backstop checkpoints, and closing does too.
+      // The thread is gone and could not start again, or the store is closing: the backstop
+      // checkpoints meanwhile (closing does too). Tried again later, not at every write.
+      if (this.#closed) return;
+      this.#again = true;
+      this.#timer = setTimeout(() => this.#done(), RETRY_AFTER_FAILURE_MS);
+      this.#timer.unref();
+      return;
     }
+    this.#done();
+  }
+
+  /** The checkpoint is over: the next write asks for another, or now if writes came meanwhile. */
+  #done(): void {
+    this.#timer = undefined;
     this.#busy = false;
     if (this.#again) {
       this.#again = false;
@@ -72,7 +90,7 @@ export class WalCheckpoints {
 const checkpoints = new WeakMap<Database.Database, WalCheckpoints>();
 
 /** The checkpoints of `db`'s file, run by its worker thread, shared by every store on that connection. */
-export function checkpointsOf(db: Database.Database, thread: SqliteLargeRows): WalCheckpoints {
+export function checkpointsOf(db: Database.Database, thread: CheckpointThread): WalCheckpoints {
   let made = checkpoints.get(db);
   if (!made) checkpoints.set(db, (made = new WalCheckpoints(db, thread)));
   return made;

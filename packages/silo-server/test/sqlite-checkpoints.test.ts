@@ -1,8 +1,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { BACKSTOP_PAGES, CHECKPOINT_DELAY_MS } from '../src/sqlite-checkpoints.js';
+import Database from 'better-sqlite3';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { BACKSTOP_PAGES, CHECKPOINT_DELAY_MS, RETRY_AFTER_FAILURE_MS, WalCheckpoints } from '../src/sqlite-checkpoints.js';
 import { SqliteStore } from '../src/sqlite-store.js';
 
 const tmpRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'silo-checkpoints-'));
@@ -63,5 +64,52 @@ describe('WAL checkpoints off the event loop', () => {
     open.push(store);
     await store.set('a', '1');
     expect(await store.get('a')).toBe('1');
+  });
+
+  it('asks a thread that fails no more than once per pause, while writes go on', async () => {
+    vi.useFakeTimers();
+    const db = new Database(':memory:');
+    try {
+      let asked = 0;
+      const checkpoints = new WalCheckpoints(db, { checkpoint: () => (asked++, Promise.reject(new Error('the thread could not start'))) });
+      for (let ms = 0; ms < RETRY_AFTER_FAILURE_MS; ms += 10) {
+        checkpoints.wrote();
+        await vi.advanceTimersByTimeAsync(10);
+      }
+      // One at the first write's delay; the next only once the pause is over.
+      expect(asked).toBe(1);
+      for (let ms = 0; ms < 2 * CHECKPOINT_DELAY_MS; ms += 10) {
+        checkpoints.wrote();
+        await vi.advanceTimersByTimeAsync(10);
+      }
+      expect(asked).toBe(2);
+      checkpoints.close();
+    } finally {
+      db.close();
+      vi.useRealTimers();
+    }
+  });
+
+  it('asks a working thread again for the writes made while one ran', async () => {
+    vi.useFakeTimers();
+    const db = new Database(':memory:');
+    try {
+      let asked = 0;
+      let finish!: () => void;
+      const checkpoints = new WalCheckpoints(db, { checkpoint: () => (asked++, new Promise<void>((resolve) => (finish = resolve))) });
+      checkpoints.wrote();
+      await vi.advanceTimersByTimeAsync(CHECKPOINT_DELAY_MS);
+      expect(asked).toBe(1);
+      checkpoints.wrote(); // while the first runs
+      await vi.advanceTimersByTimeAsync(10 * CHECKPOINT_DELAY_MS);
+      expect(asked).toBe(1);
+      finish();
+      await vi.advanceTimersByTimeAsync(CHECKPOINT_DELAY_MS);
+      expect(asked).toBe(2);
+      checkpoints.close();
+    } finally {
+      db.close();
+      vi.useRealTimers();
+    }
   });
 });
