@@ -22,6 +22,8 @@
  *   `<table>_index_count` (the member count of each index key, kept in the same transactions).
  * - An audit log (`auditLog`, koa-silo's AuditLogAdapter): `<table>_audit`, one row per entry,
  *   made on first use (sqlite-audit-log.ts).
+ * - A file's WAL checkpointed by its worker thread shortly after writes, not by the commits on the
+ *   event loop (sqlite-checkpoints.ts).
  */
 import fs from 'node:fs';
 import path from 'node:path';
