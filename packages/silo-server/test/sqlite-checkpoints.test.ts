@@ -1,20 +1,10 @@
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import Database from 'better-sqlite3';
-import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { BACKSTOP_PAGES, CHECKPOINT_DELAY_MS, RETRY_AFTER_FAILURE_MS, WalCheckpoints } from '../src/sqlite-checkpoints.js';
-import { SqliteStore } from '../src/sqlite-store.js';
+import { sqliteTempStores } from './sqlite-temp-stores.js';
 
-const tmpRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'silo-checkpoints-'));
-afterAll(() => fs.rmSync(tmpRoot, { recursive: true, force: true }));
-let n = 0;
-const tmpFile = () => path.join(tmpRoot, `t${++n}`, 'store.sqlite');
-
-const open: SqliteStore[] = [];
-afterEach(async () => {
-  for (const s of open.splice(0)) await s.disconnect();
-});
+const { file: tmpFile, store: openStore } = sqliteTempStores('silo-checkpoints-');
 
 const sizeOf = (file: string) => fs.statSync(file).size;
 
@@ -30,8 +20,7 @@ async function waitFor(check: () => boolean, ms: number): Promise<boolean> {
 describe('WAL checkpoints off the event loop', () => {
   it('copies a stream of writes into the database file soon after, far below the point SQLite would', async () => {
     const file = tmpFile();
-    const store = new SqliteStore({ path: file });
-    open.push(store);
+    const store = openStore(file);
     const empty = sizeOf(file);
     // 150 rows of 2 KB, a commit each: some 450 WAL pages, below SQLite's own mark (1 000) and the backstop.
     for (let i = 0; i < 150; i++) await store.set(`row:${i}`, `${i}:`.padEnd(2000, 'x'));
@@ -43,7 +32,7 @@ describe('WAL checkpoints off the event loop', () => {
 
   it('checkpoints again for writes made while one ran, and every row reads back after reopening', async () => {
     const file = tmpFile();
-    const store = new SqliteStore({ path: file });
+    const store = openStore(file);
     for (let round = 0; round < 5; round++) {
       await Promise.all(Array.from({ length: 30 }, (_, i) => store.set(`r${round}:${i}`, 'y'.repeat(3000))));
       await new Promise((resolve) => setTimeout(resolve, CHECKPOINT_DELAY_MS / 2));
@@ -53,15 +42,13 @@ describe('WAL checkpoints off the event loop', () => {
     // Closed at once after a write, with a checkpoint asked for and not yet run: nothing is lost.
     await store.set('last', 'z');
     await store.disconnect();
-    const again = new SqliteStore({ path: file });
-    open.push(again);
+    const again = openStore(file);
     expect(await again.get('last')).toBe('z');
     expect(await again.get('r4:29')).toBe('y'.repeat(3000));
   });
 
   it('leaves an in-memory store alone (it has no WAL and no thread)', async () => {
-    const store = new SqliteStore({ path: ':memory:' });
-    open.push(store);
+    const store = openStore(':memory:');
     await store.set('a', '1');
     expect(await store.get('a')).toBe('1');
   });

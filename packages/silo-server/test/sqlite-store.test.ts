@@ -1,30 +1,17 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Keyv from 'keyv';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createStorage } from 'koa-silo';
 // koa-silo does not export its services without the rest of createSilo (workers, bus, sweeper).
 import { createServices } from '../../koa-silo/src/service/index.js';
 import { storageContract } from 'koa-silo/testing';
 import { createSqliteKeyv, SqliteStore, sqliteKeyv } from '../src/sqlite-store.js';
+import { sqliteTempStores } from './sqlite-temp-stores.js';
 
-const tmpRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'silo-sqlite-'));
-afterAll(() => fs.rmSync(tmpRoot, { recursive: true, force: true }));
-let n = 0;
-const tmpFile = () => path.join(tmpRoot, `t${++n}`, 'store.sqlite');
-
-const open: SqliteStore[] = [];
-afterEach(async () => {
-  for (const s of open.splice(0)) await s.disconnect();
-});
-function store(file = tmpFile(), extra: Partial<ConstructorParameters<typeof SqliteStore>[0]> = {}): SqliteStore {
-  const s = new SqliteStore({ path: file, ...extra });
-  open.push(s);
-  return s;
-}
+const { root: tmpRoot, file: tmpFile, store } = sqliteTempStores('silo-sqlite-');
 
 describe('SqliteStore as a Keyv adapter', () => {
   it('round-trips large and unicode values through Keyv', async () => {
