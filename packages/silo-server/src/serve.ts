@@ -393,7 +393,6 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   const regions = regionPorts(config);
   const counted = serverMetrics(silo.metrics, limits);
   try {
-    keys = await bootstrap(silo.accounts, silo.console);
     const app = createApp({ silo, stores, logger, trustProxy: config.trustProxy, draining: () => draining, warn, regionPorts: regions });
     try {
       ({ server, stop: stopEdge } = createEdgeServer({ handler: app.callback(), limits, warn, onRefused: counted.connectionRefused, ...(pem ? { tls: pem } : {}) }));
@@ -417,6 +416,14 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
         throw error;
       });
     }
+    // Only once every listener is up: a start that cannot listen (a port in use) leaves empty
+    // storage empty, so the next start is still the first and shows the new keys. Requests that
+    // come meanwhile find no key yet: a 401, as for any unknown key.
+    keys = await bootstrap(silo.accounts, silo.console).catch(async (error: unknown) => {
+      stopEdge();
+      await Promise.all([metricsServer?.close(), regions.close(), new Promise((resolve) => server.close(resolve))]);
+      throw error;
+    });
   } catch (error) {
     await silo.close().catch(() => {});
     await stores.close();

@@ -220,18 +220,33 @@ describe('start-up failures: one line on stderr, exit 2 for a bad setting and 1 
     }
   }, 30_000);
 
-  it('a port in use is one line too', async () => {
+  it('a port in use is one line too, and the next start is still the first: it shows the new keys', async () => {
     const blocker = net.createServer();
     await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', r));
     const { port } = blocker.address() as net.AddressInfo;
+    const data = path.join(dir, 'data2');
     try {
-      const r = await runSilo(['serve'], { env: { PORT: String(port), SILO_DATA_DIR: path.join(dir, 'data2') }, cwd: dir });
+      const r = await runSilo(['serve'], { env: { PORT: String(port), SILO_DATA_DIR: data }, cwd: dir });
       expect(r.code).toBe(1);
       expect(r.stderr).toBe(`silo serve: cannot listen on 127.0.0.1:${port}: the port is in use (set PORT)\n`);
     } finally {
       blocker.close();
     }
-  }, 15_000);
+    // Before the fix, the failed start had made the keys and never shown them.
+    const server = await startSilo({ env: { SILO_DATA_DIR: data }, cwd: dir });
+    try {
+      expect(server.keys).toBeDefined();
+      expect(server.logs().find((line) => line.msg === 'listening')).toMatchObject({ first_start: true });
+      const res = await fetch(`${server.url}/api/v1/manage/`, {
+        method: 'POST',
+        headers: { 'X-MAN-API': server.keys!.manage, ...json },
+        body: JSON.stringify({ file_name: 'first', file_data: { a: 1 } }),
+      });
+      expect(res.status).toBe(201);
+    } finally {
+      expect((await server.stop()).code).toBe(0);
+    }
+  }, 30_000);
 });
 
 describe('HTTPS', () => {
