@@ -31,7 +31,7 @@ const silo = (...argv: string[]) => siloIn({ cwd: dir, env: { SILO_DATA_DIR: pat
 /** How every message of `silo ...argv` starts: `silo COMMAND: `, or `silo: ` when argv names no command. */
 function prefixOf(argv: string[]): string {
   const [first, second] = argv;
-  if (first === 'serve') return 'silo serve: ';
+  if (first !== undefined && ['serve', 'export', 'import', 'migrate'].includes(first)) return `silo ${first}: `;
   if (first !== undefined && ['keys', 'accounts', 'users', 'silos', 'webhooks'].includes(first)) {
     return second !== undefined && `${first} ${second}` in SPECS ? `silo ${first} ${second}: ` : `silo ${first}: `;
   }
@@ -144,9 +144,12 @@ describe('silo (in-process)', () => {
       [['accounts', 'create', 'a'.repeat(65)], 2, /^silo accounts create: an account name is 1 to 64 characters/],
       [['accounts', 'create'], 2, /^silo accounts create: missing NAME/],
       [['accounts', 'create', 'a', 'b'], 2, /^silo accounts create: unexpected argument "b"/],
+      [['accounts', 'delete', 'acme'], 2, /^silo accounts delete: --confirm is required \(repeat the account name to confirm\)\n$/],
+      [['keys', 'create', '--type', 'access', '--name', 'x', '--silos', `${'0'.repeat(8)}-0000-4000-8000-${'0'.repeat(12)},nope`], 2, /silo 2 of 2 is not one/],
       [['frobnicate'], 2, /^silo: unknown command "frobnicate" \(see silo --help\)\n$/],
       [['help', 'frobnicate'], 2, /^silo: unknown command "frobnicate"/],
       [['keys', 'list', '--store-url', 'mysql://x'], 2, /^silo keys list: --store-url: unsupported store URL "mysql:\/\/x"/],
+      [['migrate', '--to', 'mysql://x'], 2, /^silo migrate: --to: unsupported store URL "mysql:\/\/x"/],
       [['keys', 'list', '--sqlite-sync', 'off'], 2, /^silo keys list: --sqlite-sync must be normal or full/],
       [['serve', '--port', 'eighty'], 2, /^silo serve: --port must be a port number from 0 to 65535, got "eighty"\n$/],
       [['serve', '--bogus'], 2, /^silo serve: unknown option '--bogus'/],

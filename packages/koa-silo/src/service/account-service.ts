@@ -46,8 +46,13 @@ function checkKeyName(name: string): void {
 /** A scoped key's silos: canonical uuids, each once, 1 to MAX_KEY_SILOS of them. */
 function scopeOf(silos: readonly string[]): string[] {
   const uuids = silos.map((s) => canonicalUuid(s.trim()));
-  if (uuids.length === 0 || uuids.length > MAX_KEY_SILOS || uuids.some((u) => u === undefined)) {
+  if (uuids.length === 0 || uuids.length > MAX_KEY_SILOS) {
     throw new BadRequestError(`A scoped access key names 1 to ${MAX_KEY_SILOS} silos by their file_uuid`);
+  }
+  // Which one, by its place: the value itself is not repeated (an answer never echoes arbitrary input).
+  const bad = uuids.indexOf(undefined);
+  if (bad >= 0) {
+    throw new BadRequestError(`A scoped access key names silos by their file_uuid: silo ${bad + 1} of ${uuids.length} is not one (36 characters such as 0b6f7a52-3c1e-4a8e-9d2f-1c2b3a4d5e6f)`);
   }
   return [...new Set(uuids as string[])];
 }

@@ -60,7 +60,7 @@ export function required(command: string, values: Flags, name: string, what: str
 
 /** `--confirm` must repeat `expected` exactly; `what` names what was not done. */
 export function confirmed(command: string, values: Flags, expected: string, flag: string, undone: string): void {
-  const confirm = required(command, values, 'confirm', `repeat the ${flag} to confirm`);
+  const confirm = required(command, values, 'confirm', `repeat ${flag} to confirm`);
   if (confirm !== expected) {
     throw new UsageError(`silo ${command}: --confirm ${JSON.stringify(confirm)} does not match ${flag} ${JSON.stringify(expected)}; nothing was ${undone}`);
   }

@@ -4,12 +4,21 @@
  */
 import { Readable, Writable } from 'node:stream';
 import { loadPlanConfig, loadStorageConfig } from '../config.js';
-import { parseStoreUrl } from '../stores.js';
+import { parseStoreUrl, type StoreLocation } from '../stores.js';
 import type { TransferIo } from '../transfer/commands.js';
 import { parse, required } from './args.js';
 import { UsageError } from './errors.js';
 import { help } from './help.js';
 import type { Command, Io } from './io.js';
+
+/** The store URL of `silo migrate --from` or `--to`: one it cannot use is a wrong use (2), as with --store-url. */
+function storeUrlFlag(flag: 'from' | 'to', value: string, cwd: string): StoreLocation {
+  try {
+    return parseStoreUrl(value, cwd);
+  } catch (error) {
+    throw new UsageError(`silo migrate: --${flag}: ${(error as Error).message}`);
+  }
+}
 
 const transferModule = () => import('../transfer/commands.js');
 
@@ -69,11 +78,11 @@ export const TRANSFER_COMMANDS: Record<TransferCommand, Command> = {
   async migrate(args, io) {
     const { values } = parse('migrate', args, { from: { type: 'string' }, to: { type: 'string' } }, 0);
     if (values.help) return help('migrate', io);
-    const to = parseStoreUrl(required('migrate', values, 'to', 'the empty store URL to copy into'), io.cwd);
+    const to = storeUrlFlag('to', required('migrate', values, 'to', 'the empty store URL to copy into'), io.cwd);
     const storage = loadStorageConfig(io.env, values, io.cwd);
     const fromUrl = values.from as string | undefined;
     if (fromUrl === '') throw new UsageError('silo migrate: --from needs a store URL');
-    const from = fromUrl === undefined ? undefined : parseStoreUrl(fromUrl, io.cwd);
+    const from = fromUrl === undefined ? undefined : storeUrlFlag('from', fromUrl, io.cwd);
     const plans = loadPlanConfig(io.env, values);
     return transfer(io, (t, m) => m.runMigrate({ ...(from ? { from } : {}), configured: storage.store, to, sqliteSynchronous: storage.sqliteSynchronous, plans }, t));
   },
