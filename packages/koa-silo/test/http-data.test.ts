@@ -305,6 +305,19 @@ describe('ETag and conditional requests', () => {
     expect(gone.status).toBe(200);
   });
 
+  it("takes a query answer's ETag in If-Match as its version's: 200 while the silo is at that version, 412 once it is not", async () => {
+    const uuid = await h.create(alice, { file_name: 'rows', file_data: [{ a: 1 }, { a: 2 }] });
+    const answer = await read(uuid, alice, HOSTS.api, {}, '?limit=1');
+    expect(answer.headers.etag).toMatch(/^"[^".]+\.[^".]+"$/);
+    const ok = await patch(alice, uuid, { file_name: 'rows-1' }, { 'If-Match': answer.headers.etag as string });
+    expect(ok.status).toBe(200);
+    expect((await patch(alice, uuid, { file_name: 'rows-2' }, { 'If-Match': answer.headers.etag as string })).status).toBe(412);
+    // Only a whole query part: a version's tag with anything else after it names no version.
+    const [tag] = (ok.headers.etag as string).slice(1, -1).split('.');
+    expect((await patch(alice, uuid, { file_name: 'rows-3' }, { 'If-Match': `"${tag}.short"` })).status).toBe(412);
+    expect((await h.client.get(`/api/v1/manage/meta/${uuid}`, { headers: manage(alice) })).json.file_name).toBe('rows-1');
+  });
+
   it('answers 428 without If-Match when the operator requires it', async () => {
     const strict = await startSilo({ requireIfMatch: true, plans: { default: { maxDataBytes: 1000, rateLimitPerMinute: 0 } } });
     try {

@@ -41,13 +41,13 @@ export interface ReadQuery {
   op?: Op;
   /** A boolean expression over each element: a `Filter` from `where(...)`, or its text. */
   filter?: Filter | string;
-  /** Paths to sort by, each optionally prefixed with `-` (descending). */
+  /** Paths to sort by, each optionally prefixed with `-` (descending). None (`[]`): the stored order, as without it. */
   sort?: string | readonly string[];
   /** At most this many results (0 to 10 000). */
   limit?: number;
   /** Skip this many results first. */
   offset?: number;
-  /** Each result keeps only these paths. Not with `path`. */
+  /** Each result keeps only these paths. Not with `path`. At least one (`[]` is a RangeError: leave it out for whole elements). */
   fields?: string | readonly string[];
 }
 
@@ -64,11 +64,17 @@ export function queryString(query: ReadQuery = {}): string {
   add('value', query.value === undefined ? undefined : valueText(query.value));
   add('op', query.op);
   add('filter', query.filter === undefined ? undefined : String(query.filter));
-  add('sort', query.sort === undefined ? undefined : typeof query.sort === 'string' ? query.sort : query.sort.join(','));
+  add('sort', query.sort === undefined ? undefined : typeof query.sort === 'string' ? query.sort : query.sort.length === 0 ? undefined : query.sort.join(','));
   add('limit', query.limit === undefined ? undefined : integer('limit', query.limit));
   add('offset', query.offset === undefined ? undefined : integer('offset', query.offset));
-  add('fields', query.fields === undefined ? undefined : typeof query.fields === 'string' ? query.fields : query.fields.join(','));
+  add('fields', query.fields === undefined ? undefined : typeof query.fields === 'string' ? query.fields : paths('fields', query.fields));
   return params.toString();
+}
+
+/** A list of paths as one parameter; an empty list would keep nothing of each result, which the server refuses. */
+function paths(name: string, list: readonly string[]): string {
+  if (list.length === 0) throw new RangeError(`${name} needs at least one path (leave it out for whole elements)`);
+  return list.join(',');
 }
 
 function integer(name: string, n: number): string {

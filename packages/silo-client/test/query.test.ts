@@ -90,4 +90,10 @@ describe('the query string', () => {
     expect(() => queryString({ idx: 1.5 })).toThrow(RangeError);
     expect(queryString()).toBe('');
   });
+
+  it('leaves out an empty sort (the stored order), and refuses empty fields before sending (the server would 422)', () => {
+    expect(queryString({ sort: [], limit: 1 })).toBe('limit=1');
+    expect(() => queryString({ fields: [], limit: 1 })).toThrow(/fields needs at least one path/);
+    expect(() => queryString({ fields: [] })).toThrow(RangeError);
+  });
 });

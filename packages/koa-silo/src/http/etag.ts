@@ -61,17 +61,22 @@ function heldTag(ctx: Context, etag: string): string | undefined {
     .find((tag) => uncodedEtag(tag) === etag);
 }
 
+/** A query answer's ETag (`"<tag>.<queryTag>"`, see etagFor) as its version's: `"<tag>"`. */
+const QUERY_PART = /\.[A-Za-z0-9_-]{22}"$/;
+
 /**
  * If-Match → the tags the current version must be among (strong comparison: a weak or malformed
  * tag never matches, so a header of only such tags always fails); undefined when absent or `*`.
+ * The ETag of any representation of a version names that version: a compressed one's, and a
+ * query answer's (a client that read part of a silo may write on condition that it did not
+ * change since; a query answer's ETag changes exactly when the version does).
  */
 export function ifMatchTags(ctx: Context): IfMatch {
   const header = ctx.get('If-Match');
   if (!header) return undefined;
   if (isStar(header)) return undefined;
   const tags = parseList(header);
-  // The ETag of a compressed representation names the same version.
-  return tags.filter((t) => t.length >= 2 && t.startsWith('"') && t.endsWith('"')).map((t) => uncodedEtag(t).slice(1, -1));
+  return tags.filter((t) => t.length >= 2 && t.startsWith('"') && t.endsWith('"')).map((t) => uncodedEtag(t).replace(QUERY_PART, '"').slice(1, -1));
 }
 
 export function hasIfMatch(ctx: Context): boolean {

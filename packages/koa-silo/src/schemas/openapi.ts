@@ -439,7 +439,7 @@ export function buildOpenApi(options: OpenApiOptions): Record<string, unknown> {
         operationId: 'updateSilo',
         summary: 'Update any subset of file_name, file_data, region_name, is_public',
         description:
-          'A region change moves the data to the new region\'s storage, then removes it from the old one: after the response the old host answers 404 and the new host serves the silo. Every update changes updated_at. The Content-Type chooses the body: a merge patch, a JSON Patch, or (application/json, any other type, or none) the update body.',
+          'A region change moves the data to the new region\'s storage, then removes it from the old one: after the response the old host answers 404 and the new host serves the silo. Every update changes updated_at. The Content-Type chooses the body: a merge patch, a JSON Patch, or (application/json, any other type, or none) the update body, whose file_data replaces the stored data whole (a merge patch sent without application/merge-patch+json is read so).',
         security: manageKey,
         parameters: [uuidParam, ifMatchParam, prefer],
         requestBody: jsonBody(ref('SiloUpdate'), {

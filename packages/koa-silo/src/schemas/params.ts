@@ -112,7 +112,7 @@ export const headers = {
   ifNoneMatch: { type: 'string', description: 'An ETag from an earlier response: 304 when it is still current.' },
   ifMatch: {
     type: 'string',
-    description: 'An ETag (from get-silo, meta, create, update or restore): 412 when the silo has changed since.',
+    description: 'An ETag of the silo (from get-silo, meta, create, update, restore, or a data read with or without parameters, compressed or not): 412 when the silo has changed since.',
   },
   prefer: {
     type: 'string',

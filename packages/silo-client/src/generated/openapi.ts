@@ -104,7 +104,7 @@ export interface paths {
         head: operations["getSiloHead"];
         /**
          * Update any subset of file_name, file_data, region_name, is_public
-         * @description A region change moves the data to the new region's storage, then removes it from the old one: after the response the old host answers 404 and the new host serves the silo. Every update changes updated_at. The Content-Type chooses the body: a merge patch, a JSON Patch, or (application/json, any other type, or none) the update body.
+         * @description A region change moves the data to the new region's storage, then removes it from the old one: after the response the old host answers 404 and the new host serves the silo. Every update changes updated_at. The Content-Type chooses the body: a merge patch, a JSON Patch, or (application/json, any other type, or none) the update body, whose file_data replaces the stored data whole (a merge patch sent without application/merge-patch+json is read so).
          */
         patch: operations["updateSilo"];
         trace?: never;
@@ -1684,7 +1684,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description An ETag (from get-silo, meta, create, update or restore): 412 when the silo has changed since. Optional on this server. */
+                /** @description An ETag of the silo (from get-silo, meta, create, update, restore, or a data read with or without parameters, compressed or not): 412 when the silo has changed since. Optional on this server. */
                 "If-Match"?: string;
             };
             path: {
@@ -1845,7 +1845,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description An ETag (from get-silo, meta, create, update or restore): 412 when the silo has changed since. Optional on this server. */
+                /** @description An ETag of the silo (from get-silo, meta, create, update, restore, or a data read with or without parameters, compressed or not): 412 when the silo has changed since. Optional on this server. */
                 "If-Match"?: string;
                 /** @description RFC 7240 preferences. `return=minimal`: the answer carries the metadata and version, not `file_data` (the ETag as always), and says `Preference-Applied: return=minimal`. Other preferences are ignored. */
                 Prefer?: string;
@@ -2202,7 +2202,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description An ETag (from get-silo, meta, create, update or restore): 412 when the silo has changed since. Optional on this server. */
+                /** @description An ETag of the silo (from get-silo, meta, create, update, restore, or a data read with or without parameters, compressed or not): 412 when the silo has changed since. Optional on this server. */
                 "If-Match"?: string;
                 /** @description RFC 7240 preferences. `return=minimal`: the answer carries the metadata and version, not `file_data` (the ETag as always), and says `Preference-Applied: return=minimal`. Other preferences are ignored. */
                 Prefer?: string;
