@@ -200,11 +200,15 @@ describe('audit log', () => {
     expect(await entries(acme, `actor=ann&silo=${uuid}`)).toEqual([]);
     expect(await entries(acme, `actor=m&since=${encodeURIComponent(middle)}`)).toEqual(all.filter((e) => e.actor.name === 'm' && e.time >= middle));
 
-    for (const bad of ['since=yesterday', 'since=2026-13-45T00:00:00Z', 'since=2026-02-30T00:00:00Z', 'since=2026-01-01T24:00:00Z', 'silo=nope', 'per_page=101', 'page=0', 'actor=']) {
+    for (const bad of ['since=yesterday', 'since=2026-11-27', 'since=2026-13-45T00:00:00Z', 'since=2026-02-30T00:00:00Z', 'since=2026-01-01T24:00:00Z', 'silo=nope', 'per_page=101', 'page=0', 'actor=']) {
       const reply = await h.client.get(`/api/v1/manage/audit?${bad}`, { headers: manage(acme) });
       expect(reply.status, bad).toBe(422);
       expect(reply.json.detail[0].loc[0]).toBe('query');
-      if (bad.startsWith('since')) expect(reply.json.detail[0].type, bad).toBe('datetime_parsing');
+      if (bad.startsWith('since')) {
+        expect(reply.json.detail[0].type, bad).toBe('datetime_parsing');
+        // A date alone is the usual mistake: the answer shows the form.
+        expect(reply.json.detail[0].msg, bad).toContain('such as 2026-05-01T00:00:00Z');
+      }
     }
   });
 

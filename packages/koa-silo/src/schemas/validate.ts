@@ -130,7 +130,10 @@ function toIssue(error: ErrorObject, all: ErrorObject[], source: Source, data: u
       if (p.format === 'uuid') {
         return { loc, msg: 'Input should be a valid UUID: 36 characters, hexadecimal digits in groups 8-4-4-4-12', type: 'uuid_parsing' };
       }
-      // Pydantic's names: `datetime_parsing`, not the JSON Schema format's `date-time`.
+      if (p.format === 'date-time') {
+        // Pydantic's name, `datetime_parsing`; the form is said, as a date alone is the usual mistake.
+        return { loc, msg: 'Input should be a valid date-time: RFC 3339 with a time and a zone, such as 2026-05-01T00:00:00Z', type: 'datetime_parsing' };
+      }
       return { loc, msg: `Input should be a valid ${String(p.format)}`, type: `${String(p.format).replace('-', '')}_parsing` };
     case 'minLength':
       return { loc, msg: `String should have at least ${plural(Number(p.limit), 'character')}`, type: 'string_too_short' };
