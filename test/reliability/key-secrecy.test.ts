@@ -54,6 +54,7 @@ async function hostileRequests(
   for (const key of keys.all) {
     const q = encodeURIComponent(key);
     const raw = key;
+    const random = raw.slice(raw.indexOf('_', 5) + 1);
     // Right and wrong headers.
     await go('/api/v1/manage/silos', { headers: { 'X-MAN-API': key } });
     await go(`/${uuid}`, { headers: { 'X-SILO-KEY': key } });
@@ -71,9 +72,11 @@ async function hostileRequests(
       await go(`/api/v1/manage/${q}`, { method: 'PATCH', headers: { 'X-MAN-API': manage }, body: { file_name: raw } });
       await go(`/${q}`, { headers: { 'X-SILO-KEY': access } });
       await go(`/public/${uuid}`, { host: `${raw}.example` });
+      // Without its prefix: a path segment of its own.
+      await go(`/x/${random}`);
+      await go(`/api/v1/manage/${random}`, { headers: { 'X-MAN-API': manage } });
     }
     // Bodies: malformed, wrongly typed, too long, unknown fields.
-    const random = raw.slice(raw.indexOf('_', 5) + 1);
     const bodies = [
       `{"file_name": ${raw}, "file_data": {}}`,
       `{"file_name": "x", "file_data": {"k": ${random}}}`,

@@ -318,6 +318,29 @@ describe('ETag and conditional requests', () => {
     expect((await h.client.get(`/api/v1/manage/meta/${uuid}`, { headers: manage(alice) })).json.file_name).toBe('rows-1');
   });
 
+  it('answers If-None-Match on writes as RFC 9110 does: 412 for * or the current version, and writes nothing', async () => {
+    const uuid = await h.create(alice, { file_name: 'guard', file_data: { v: 1 } });
+    const etag = (await h.client.get(`/api/v1/manage/meta/${uuid}`, { headers: manage(alice) })).headers.etag as string;
+    for (const header of ['*', etag, `W/${etag}`, `"x", ${etag}`]) {
+      const refused = await patch(alice, uuid, { file_data: { v: 2 } }, { 'If-None-Match': header });
+      expect(refused.status, header).toBe(412);
+      expect(typeof refused.json.detail).toBe('string');
+    }
+    const del = await h.client.request(`/api/v1/manage/${uuid}`, { method: 'DELETE', headers: manage(alice, { 'If-None-Match': etag }) });
+    expect(del.status).toBe(412);
+    const restore = await h.client.request(`/api/v1/manage/${uuid}/versions/1/restore`, { method: 'POST', headers: manage(alice, { 'If-None-Match': '*' }) });
+    expect(restore.status).toBe(412);
+    // Another version's tag: the write goes ahead; with If-Match too, both must hold.
+    const ok = await patch(alice, uuid, { file_data: { v: 3 } }, { 'If-None-Match': '"someone-else"', 'If-Match': etag });
+    expect(ok.status).toBe(200);
+    expect((await patch(alice, uuid, { file_data: { v: 4 } }, { 'If-None-Match': '"x"', 'If-Match': etag })).status).toBe(412);
+    // A blank If-Match names no version: it fails, rather than writing without a condition.
+    expect((await patch(alice, uuid, { file_data: { v: 5 } }, { 'If-Match': '' })).status).toBe(412);
+    const meta = await h.client.get(`/api/v1/manage/meta/${uuid}`, { headers: manage(alice) });
+    expect(meta.json).toMatchObject({ version: 2 });
+    expect((await read(uuid, alice)).json).toEqual({ v: 3 });
+  });
+
   it('answers 428 without If-Match when the operator requires it', async () => {
     const strict = await startSilo({ requireIfMatch: true, plans: { default: { maxDataBytes: 1000, rateLimitPerMinute: 0 } } });
     try {

@@ -107,8 +107,23 @@ describe('redactKeyValues', () => {
     }
   });
 
+  it('cuts a key pasted without its prefix (an opaque run of 32 characters or more), keeping uuids', () => {
+    const uuid = '0b6f7a52-3c1e-4a8e-9d2f-1c2b3a4d5e6f';
+    for (const [text, expected] of [
+      [`/x/${random}`, '/x/…'],
+      [`/${uuid}/${random.slice(0, 43)}`, `/${uuid}/…`],
+      [`/${uuid}x`, '/…'],
+      [`${random}.localhost`, '….localhost'],
+    ] as const) {
+      expect(redactKeyValues(text), text).toBe(expected);
+    }
+  });
+
   it('leaves other text alone', () => {
-    for (const text of ['/api/v1/manage/silos', '/silo%5Fmanual', '/a%20b/silo_', 'silo_mana_x', '/whsec', '/api/v1/manage/webhooks/wh_abc']) expect(redactKeyValues(text)).toBe(text);
+    const uuid = '0b6f7a52-3c1e-4a8e-9d2f-1c2b3a4d5e6f';
+    for (const text of ['/api/v1/manage/silos', '/silo%5Fmanual', '/a%20b/silo_', 'silo_mana_x', '/whsec', '/api/v1/manage/webhooks/wh_abc', `/public/${uuid}/events`, `/api/v1/manage/${uuid}/versions/3/restore`, `/${'a'.repeat(31)}`]) {
+      expect(redactKeyValues(text)).toBe(text);
+    }
   });
 });
 

@@ -71,12 +71,36 @@ const QUERY_PART = /\.[A-Za-z0-9_-]{22}"$/;
  * query answer's (a client that read part of a silo may write on condition that it did not
  * change since; a query answer's ETag changes exactly when the version does).
  */
-export function ifMatchTags(ctx: Context): IfMatch {
-  const header = ctx.get('If-Match');
-  if (!header) return undefined;
+function ifMatchTags(ctx: Context): readonly string[] | undefined {
+  // Present but blank names no version: it fails, rather than being read as no condition at all.
+  const header = ctx.req.headers['if-match'];
+  if (header === undefined) return undefined;
   if (isStar(header)) return undefined;
-  const tags = parseList(header);
+  return versionTags(parseList(header));
+}
+
+/** Quoted ETags, of any representation, as the opaque tags of the versions they name. */
+function versionTags(tags: string[]): string[] {
   return tags.filter((t) => t.length >= 2 && t.startsWith('"') && t.endsWith('"')).map((t) => uncodedEtag(t).replace(QUERY_PART, '"').slice(1, -1));
+}
+
+/**
+ * If-None-Match on a write (RFC 9110 §13.1.2): the versions it must not be at, by weak comparison
+ * (`W/` ignored); `*` is any, which on an existing silo always fails. Undefined when absent.
+ */
+function ifNoneMatchTags(ctx: Context): readonly string[] | '*' | undefined {
+  const header = ctx.req.headers['if-none-match'];
+  if (header === undefined) return undefined;
+  if (isStar(header)) return '*';
+  return versionTags(parseList(header).map((tag) => tag.replace(/^W\//, '')));
+}
+
+/** A write's preconditions: If-Match's tags, and If-None-Match's when it is sent. */
+export function writePreconditions(ctx: Context): IfMatch {
+  const match = ifMatchTags(ctx);
+  const noneMatch = ifNoneMatchTags(ctx);
+  if (noneMatch === undefined) return match;
+  return { ...(match !== undefined ? { match } : {}), noneMatch };
 }
 
 export function hasIfMatch(ctx: Context): boolean {

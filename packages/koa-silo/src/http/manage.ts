@@ -12,7 +12,7 @@ import type { Auth } from './auth.js';
 import { loadCharged, type Admission } from '../limits/admission.js';
 import { readText, type BodyLimit } from './body.js';
 import { PreconditionRequiredError } from './errors.js';
-import { answeredNotModified, etagFor, hasIfMatch, ifMatchTags, notModified } from './etag.js';
+import { answeredNotModified, etagFor, hasIfMatch, writePreconditions, notModified } from './etag.js';
 import { patchShape } from './patch-body.js';
 import { textBytes } from '../limits/text-bytes.js';
 import { answerOnly } from './compression.js';
@@ -187,11 +187,11 @@ export function manageHandlers(deps: ManageDeps) {
       if (shape !== 'update') {
         const patch = { type: shape === 'merge-patch' ? 'merge' : 'json-patch', text, ...(body.kept ? { kept: body.kept } : {}) } as const;
         // Without the document in the answer, an append to a large array reads none of its data.
-        if (prefersMinimal(ctx)) return sendMinimal(ctx, await silos.patchRecord(caller.account, uuid, patch, ifMatchTags(ctx), caller));
-        return sendUpdated(ctx, await silos.patch(caller.account, uuid, patch, ifMatchTags(ctx), caller));
+        if (prefersMinimal(ctx)) return sendMinimal(ctx, await silos.patchRecord(caller.account, uuid, patch, writePreconditions(ctx), caller));
+        return sendUpdated(ctx, await silos.patch(caller.account, uuid, patch, writePreconditions(ctx), caller));
       }
       const fields = body.fields as Partial<SiloFields>;
-      await sendUpdated(ctx, await silos.updateText(caller.account, uuid, fields, body.dataText, ifMatchTags(ctx), caller));
+      await sendUpdated(ctx, await silos.updateText(caller.account, uuid, fields, body.dataText, writePreconditions(ctx), caller));
     },
 
     async delete(ctx: Context, param: string): Promise<void> {
@@ -199,7 +199,7 @@ export function manageHandlers(deps: ManageDeps) {
       const { uuid, issues } = pathUuid(param);
       throwIfAny(issues);
       requireIfMatch(ctx);
-      await silos.delete(caller.account, uuid, ifMatchTags(ctx), caller);
+      await silos.delete(caller.account, uuid, writePreconditions(ctx), caller);
       sendJson(ctx, 200, { file_uuid: uuid, deleted: true });
     },
   };

@@ -26,11 +26,24 @@ const KEY_VALUE = new RegExp(
 /** A webhook signing secret: `whsec_` and base64 (whose `+`, `/` and `=` a URL may escape). */
 const WEBHOOK_SECRET = new RegExp(`${spelled('whsec_')}(?:[A-Za-z0-9+/=]|%(?:25)*[0-9A-Fa-f]{2})+`, 'g');
 
-/** `text` with every Silo key value replaced by `silo_man_…` or `silo_acc_…`, and every webhook secret by `whsec_…`. */
+/**
+ * A key's random part pasted without its prefix (43 characters of base64url), or any other run of
+ * 32 or more such characters: no path or host of Silo's has one but a uuid, which is kept.
+ */
+const OPAQUE_RUN = /(?<![A-Za-z0-9_-])[A-Za-z0-9_-]{32,}(?![A-Za-z0-9_-])/g;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * `text` with every Silo key value replaced by `silo_man_…` or `silo_acc_…`, every webhook secret
+ * by `whsec_…`, and every other opaque run of 32 characters or more (a key without its prefix) by `…`.
+ */
 export function redactKeyValues(text: string): string {
+  let out = text;
   // Every key value and secret has an underscore, itself or percent-encoded: most paths have neither.
-  if (!text.includes('_') && !text.includes('%')) return text;
-  return text
-    .replace(KEY_VALUE, (_match, type: string) => `silo_${/m|%(25)*6d/i.test(type) ? 'man' : 'acc'}_…`)
-    .replace(WEBHOOK_SECRET, 'whsec_…');
+  if (out.includes('_') || out.includes('%')) {
+    out = out
+      .replace(KEY_VALUE, (_match, type: string) => `silo_${/m|%(25)*6d/i.test(type) ? 'man' : 'acc'}_…`)
+      .replace(WEBHOOK_SECRET, 'whsec_…');
+  }
+  return out.length < 32 ? out : out.replace(OPAQUE_RUN, (run) => (UUID.test(run) ? run : '…'));
 }

@@ -9,7 +9,7 @@ import { validator } from '../schemas/validate.js';
 import type { SiloService } from '../service/types.js';
 import type { Auth } from './auth.js';
 import { PreconditionRequiredError } from './errors.js';
-import { hasIfMatch, ifMatchTags } from './etag.js';
+import { hasIfMatch, writePreconditions } from './etag.js';
 import { pagingParams, pathUuid, sendUpdated, throwIfAny } from './manage.js';
 import { loadCharged, type Admission } from '../limits/admission.js';
 import { sendJson, sendJsonBytes } from './respond.js';
@@ -72,7 +72,7 @@ export function versionHandlers(deps: VersionDeps) {
       const { version, issues: versionIssues } = pathVersion(versionParam);
       throwIfAny([...issues, ...versionIssues]);
       if (deps.requireIfMatch && !hasIfMatch(ctx)) throw new PreconditionRequiredError();
-      await sendUpdated(ctx, await silos.restore(caller.account, uuid, version, ifMatchTags(ctx), caller));
+      await sendUpdated(ctx, await silos.restore(caller.account, uuid, version, writePreconditions(ctx), caller));
     },
   };
 }

@@ -85,10 +85,17 @@ export interface SiloDataRecord {
 }
 
 /**
- * `If-Match` as the service sees it: the opaque tags named (a write goes ahead only when the
- * current version's tag is among them); undefined when there is no precondition.
+ * A write's preconditions as the service sees them: `match`, If-Match's opaque tags (the write goes
+ * ahead only when the current version's tag is among them), and `noneMatch`, If-None-Match's (only
+ * when it is not; `*`: never, since the silo exists). A plain list is If-Match's alone; undefined
+ * when there is no precondition.
  */
-export type IfMatch = readonly string[] | undefined;
+export type IfMatch = readonly string[] | Preconditions | undefined;
+
+export interface Preconditions {
+  readonly match?: readonly string[];
+  readonly noneMatch?: readonly string[] | '*';
+}
 
 /**
  * A silo found through its metadata, with its data read only when asked for: a reader that already

@@ -122,6 +122,14 @@ const versionParam = {
   schema: versionPath.properties.version,
 };
 const ifNoneMatch = { name: 'If-None-Match', in: 'header', required: false, schema: headers.ifNoneMatch };
+/** If-None-Match on a write (RFC 9110 §13.1.2). */
+const ifNoneMatchWrite = {
+  name: 'If-None-Match',
+  in: 'header',
+  required: false,
+  description: 'ETags (or `*`) of versions this write must not apply to: 412 when the silo is at one of them (`*`: always, as the silo exists).',
+  schema: { type: 'string' },
+};
 /** On create, update and restore (http/prefer.ts). */
 const prefer = { name: 'Prefer', in: 'header', required: false, description: headers.prefer.description, schema: headers.prefer };
 /** A write's answer headers, `Preference-Applied` when `Prefer: return=minimal` was honoured. */
@@ -441,7 +449,7 @@ export function buildOpenApi(options: OpenApiOptions): Record<string, unknown> {
         description:
           'A region change moves the data to the new region\'s storage, then removes it from the old one: after the response the old host answers 404 and the new host serves the silo. Every update changes updated_at. The Content-Type chooses the body: a merge patch, a JSON Patch, or (application/json, any other type, or none) the update body, whose file_data replaces the stored data whole (a merge patch sent without application/merge-patch+json is read so).',
         security: manageKey,
-        parameters: [uuidParam, ifMatchParam, prefer],
+        parameters: [uuidParam, ifMatchParam, ifNoneMatchWrite, prefer],
         requestBody: jsonBody(ref('SiloUpdate'), {
           'application/merge-patch+json': { schema: ref('SiloMergePatch') },
           'application/json-patch+json': { schema: ref('SiloJsonPatch') },
@@ -469,7 +477,7 @@ export function buildOpenApi(options: OpenApiOptions): Record<string, unknown> {
         operationId: 'deleteSilo',
         summary: 'Delete a silo: afterwards every address of it answers 404',
         security: manageKey,
-        parameters: [uuidParam, ifMatchParam],
+        parameters: [uuidParam, ifMatchParam, ifNoneMatchWrite],
         responses: {
           '200': { description: 'Deleted.', headers: RATE_HEADERS, content: json(ref('SiloDeleted')) },
           '404': response('NotFound'),
@@ -517,7 +525,7 @@ export function buildOpenApi(options: OpenApiOptions): Record<string, unknown> {
         operationId: 'restoreVersion',
         summary: "Write a new version whose file_data is that version's (name, visibility and region unchanged)",
         security: manageKey,
-        parameters: [uuidParam, versionParam, ifMatchParam, prefer],
+        parameters: [uuidParam, versionParam, ifMatchParam, ifNoneMatchWrite, prefer],
         responses: {
           '200': {
             description: 'As an update: all seven fields and the new version; with `Prefer: return=minimal`, the metadata and version only (and `Preference-Applied`).',
@@ -756,7 +764,7 @@ export function buildOpenApi(options: OpenApiOptions): Record<string, unknown> {
       headers: RATE_HEADERS,
       content: json(ref('HTTPError')),
     },
-    PreconditionFailed: { description: 'If-Match names a version that is no longer current.', headers: RATE_HEADERS, content: json(ref('HTTPError')) },
+    PreconditionFailed: { description: 'If-Match names a version that is no longer current, or If-None-Match names the current one (or is `*`).', headers: RATE_HEADERS, content: json(ref('HTTPError')) },
     PreconditionRequired: {
       description: 'No If-Match, where the operator requires one (`SILO_REQUIRE_IF_MATCH`, koa-silo `requireIfMatch`; off by default): send the ETag of the version this write is based on.',
       headers: RATE_HEADERS,

@@ -8,7 +8,7 @@
  * order only: storage commits a version only if the head it replaces is still current, so a
  * writer that lost its lock (paused past the lock's lifetime) cannot overwrite anyone's write.
  */
-import { type AuditAction, type AuditActor, auditEntryOf, type AuditSource, type Clock, type CreateSiloInput, PROGRAM_ACTOR, DEFAULT_HISTORY_VERSIONS, DEFAULT_MAX_JSON_DEPTH, DEFAULT_PLAN, type IfMatch, isoTime, metaOf, nextUpdatedAt, NotFoundError, PayloadTooLargeError, type PendingDelivery, type PlanLimits, planNamed, type Plans, PreconditionFailedError, type Region, type SiloDataRecord, type SiloEvent, type SiloFields, type SiloHandle, type SiloMeta, type SiloPage, type SiloPatch, type SiloRecord, StorageUnavailableError, systemClock, type UpdateSiloInput, type VersionData, type VersionInfo, type VersionPage, withDefaultPlan } from '../model/index.js';
+import { type AuditAction, type AuditActor, auditEntryOf, type AuditSource, type Clock, type CreateSiloInput, PROGRAM_ACTOR, DEFAULT_HISTORY_VERSIONS, DEFAULT_MAX_JSON_DEPTH, DEFAULT_PLAN, type IfMatch, isoTime, metaOf, nextUpdatedAt, NotFoundError, PayloadTooLargeError, type PendingDelivery, type PlanLimits, planNamed, type Plans, type Preconditions, PreconditionFailedError, type Region, type SiloDataRecord, type SiloEvent, type SiloFields, type SiloHandle, type SiloMeta, type SiloPage, type SiloPatch, type SiloRecord, StorageUnavailableError, systemClock, type UpdateSiloInput, type VersionData, type VersionInfo, type VersionPage, withDefaultPlan } from '../model/index.js';
 import type { HeldLock, NewSilo, NextVersion, SiloHead, SiloStorage } from '../storage/index.js';
 import { cachedPlanNames, type PlanNameOf } from './plan-names.js';
 import { appendToElements, applySiloPatch, patchFieldsOnly, type Patched, type PatchLimits } from './silo-patch.js';
@@ -122,7 +122,15 @@ function pageOf(page: number, perPage: number): { pageNo: number; size: number; 
 }
 
 function checkIfMatch(record: SiloRecord, ifMatch: IfMatch): void {
-  if (ifMatch !== undefined && !ifMatch.includes(record.etag)) throw new PreconditionFailedError();
+  if (ifMatch === undefined) return;
+  const { match, noneMatch }: Preconditions = isTagList(ifMatch) ? { match: ifMatch } : ifMatch;
+  if (match !== undefined && !match.includes(record.etag)) throw new PreconditionFailedError();
+  if (noneMatch === '*') throw new PreconditionFailedError('If-None-Match: * writes only where there is no silo, and this one exists');
+  if (noneMatch?.includes(record.etag)) throw new PreconditionFailedError('The silo is at a version If-None-Match names');
+}
+
+function isTagList(ifMatch: IfMatch): ifMatch is readonly string[] {
+  return Array.isArray(ifMatch);
 }
 
 /** What a write makes of the current version: its next version, and file_data's text after it. */

@@ -1068,7 +1068,7 @@ export interface components {
                 "application/json": components["schemas"]["HTTPError"];
             };
         };
-        /** @description If-Match names a version that is no longer current. */
+        /** @description If-Match names a version that is no longer current, or If-None-Match names the current one (or is `*`). */
         PreconditionFailed: {
             headers: {
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -1686,6 +1686,8 @@ export interface operations {
             header?: {
                 /** @description An ETag of the silo (from get-silo, meta, create, update, restore, or a data read with or without parameters, compressed or not): 412 when the silo has changed since. Optional on this server. */
                 "If-Match"?: string;
+                /** @description ETags (or `*`) of versions this write must not apply to: 412 when the silo is at one of them (`*`: always, as the silo exists). */
+                "If-None-Match"?: string;
             };
             path: {
                 /** @description The silo. A value that is not a 36-character uuid is a 422 with loc ["path","file_uuid"]. */
@@ -1847,6 +1849,8 @@ export interface operations {
             header?: {
                 /** @description An ETag of the silo (from get-silo, meta, create, update, restore, or a data read with or without parameters, compressed or not): 412 when the silo has changed since. Optional on this server. */
                 "If-Match"?: string;
+                /** @description ETags (or `*`) of versions this write must not apply to: 412 when the silo is at one of them (`*`: always, as the silo exists). */
+                "If-None-Match"?: string;
                 /** @description RFC 7240 preferences. `return=minimal`: the answer carries the metadata and version, not `file_data` (the ETag as always), and says `Preference-Applied: return=minimal`. Other preferences are ignored. */
                 Prefer?: string;
             };
@@ -2204,6 +2208,8 @@ export interface operations {
             header?: {
                 /** @description An ETag of the silo (from get-silo, meta, create, update, restore, or a data read with or without parameters, compressed or not): 412 when the silo has changed since. Optional on this server. */
                 "If-Match"?: string;
+                /** @description ETags (or `*`) of versions this write must not apply to: 412 when the silo is at one of them (`*`: always, as the silo exists). */
+                "If-None-Match"?: string;
                 /** @description RFC 7240 preferences. `return=minimal`: the answer carries the metadata and version, not `file_data` (the ETag as always), and says `Preference-Applied: return=minimal`. Other preferences are ignored. */
                 Prefer?: string;
             };
