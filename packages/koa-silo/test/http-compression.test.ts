@@ -52,6 +52,22 @@ describe('compression', () => {
     expect(JSON.parse(identity.body.toString())).toEqual(BIG);
   });
 
+  it("follows the client's weights: the heaviest coding (br on a tie), identity when weighed above both, none for a weight that is no weight", async () => {
+    const cases: Array<[string, string | undefined]> = [
+      ['gzip;q=0.5, br;q=0.4', 'gzip'],
+      ['br;q=0.5, gzip;q=0.5', 'br'],
+      ['*;q=0.2, gzip;q=0.3', 'gzip'],
+      ['gzip;q=0.5, identity', undefined],
+      ['gzip;q=abc', undefined],
+      ['gzip;q=1.5, br;q=0.1', 'br'],
+      ['GZIP; Q=0.9', 'gzip'],
+    ];
+    for (const [accept, coding] of cases) {
+      const got = await rawGet(`/public/${big}`, { 'Accept-Encoding': accept });
+      expect(got.headers['content-encoding'], accept).toBe(coding);
+    }
+  });
+
   it("compresses a large write's answer too (made for that answer alone: the fast levels)", async () => {
     const doc = Array.from({ length: 6000 }, (_, i) => ({ id: i, name: `item ${i}`, note: 'the same words again and again' }));
     const body = JSON.stringify({ file_data: doc });

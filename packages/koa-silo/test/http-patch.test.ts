@@ -106,6 +106,15 @@ describe('JSON Patch (RFC 6902)', () => {
     }
     expect((await patch(uuid, JSON_PATCH, { op: 'add' })).status).toBe(422);
     expect((await patch(uuid, JSON_PATCH, '{not json')).json.detail[0].type).toBe('json_invalid');
+    // Each message says what is wrong with its pointer.
+    const escapes = await patch(uuid, JSON_PATCH, [{ op: 'add', path: '/file_data/a~2b', value: 1 }, { op: 'add', path: 'file_data', value: 1 }]);
+    expect(escapes.json.detail.map((d: { msg: string }) => d.msg)).toEqual([
+      'Input should be a JSON Pointer: each "~" followed by "0" or "1" (RFC 6901)',
+      'Input should be a JSON Pointer: empty, or starting with "/" (RFC 6901)',
+    ]);
+    const root = await patch(uuid, JSON_PATCH, [{ op: 'test', path: '', value: {} }]);
+    expect(root.status).toBe(409);
+    expect(root.json.detail).toBe('Operation 0 (test): The test at the root ("") failed');
   });
 
   it('answers 409 for paths that do not exist and indices out of range', async () => {

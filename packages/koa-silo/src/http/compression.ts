@@ -51,23 +51,47 @@ export function answerOnly(bytes: Buffer): Buffer {
 /** Compressed forms of shared bodies, per coding; they go when the body does. */
 const compressed = new WeakMap<Buffer, Partial<Record<Coding, Promise<Buffer>>>>();
 
-/** The codings an Accept-Encoding header allows (q=0 refuses a coding). */
-function allowedCodings(header: string | undefined): (coding: Coding) => boolean {
-  if (!header) return () => false;
+/** A weight as RFC 9110 writes one (§12.4.2): 0 to 1, at most three decimals. */
+const QVALUE = /^\s*q=(0(\.\d{0,3})?|1(\.0{0,3})?)\s*$/;
+
+/**
+ * The weight an Accept-Encoding header gives each coding it names (`*` included); a member whose
+ * weight is not one (`q=abc`) counts for nothing.
+ */
+function codingWeights(header: string): Map<string, number> {
   const q = new Map<string, number>();
   for (const part of header.toLowerCase().split(',')) {
     const [name, ...params] = part.trim().split(';');
     if (!name) continue;
-    const weight = params.map((p) => /^\s*q=([0-9.]+)\s*$/.exec(p)?.[1]).find((v) => v !== undefined);
-    q.set(name.trim(), weight === undefined ? 1 : Number(weight));
+    const weight = params.find((p) => /^\s*q=/.test(p));
+    if (weight === undefined) q.set(name.trim(), 1);
+    else {
+      const valid = QVALUE.exec(weight);
+      if (valid) q.set(name.trim(), Number(valid[1]));
+    }
   }
-  return (coding) => (q.get(coding) ?? q.get('*') ?? 0) > 0;
+  return q;
 }
 
-/** The coding the request accepts, br before gzip; undefined for identity. */
+/** The weight `q` gives `coding`: its own, else `*`'s, else 0 (refused). */
+function weightOf(q: Map<string, number>, coding: string): number {
+  return q.get(coding) ?? q.get('*') ?? 0;
+}
+
+/**
+ * The coding the request accepts with the highest weight, br on a tie; undefined for identity
+ * (also when the client weighs identity above every coding it takes).
+ */
 export function acceptedCoding(header: string | undefined): Coding | undefined {
-  const allowed = allowedCodings(header);
-  return allowed('br') ? 'br' : allowed('gzip') ? 'gzip' : undefined;
+  if (!header) return undefined;
+  const q = codingWeights(header);
+  const br = weightOf(q, 'br');
+  const gzip = weightOf(q, 'gzip');
+  const best = Math.max(br, gzip);
+  if (best === 0) return undefined;
+  const identity = q.get('identity');
+  if (identity !== undefined && identity > best) return undefined;
+  return br >= gzip ? 'br' : 'gzip';
 }
 
 /**
@@ -80,7 +104,8 @@ export function notModifiedRepresentation(ctx: Context, etag: string, held: stri
   if (coding === undefined) return;
   if (ctx.res.hasHeader('Vary')) ctx.vary('Accept-Encoding');
   else ctx.set('Vary', 'Accept-Encoding');
-  if (allowedCodings(ctx.get('Accept-Encoding'))(coding)) ctx.set('ETag', codedEtag(etag, coding));
+  const header = ctx.get('Accept-Encoding');
+  if (header && weightOf(codingWeights(header), coding) > 0) ctx.set('ETag', codedEtag(etag, coding));
 }
 
 /** The ETag of the `coding` representation of the one tagged `etag`. */

@@ -101,12 +101,12 @@ class Patching {
     for (const token of tokens) {
       if (Array.isArray(value)) {
         const index = arrayIndex(token);
-        if (index === undefined || index >= value.length) throw new PatchConflictError(`No element at ${pointer}`);
+        if (index === undefined || index >= value.length) throw new PatchConflictError(`No element at ${where(pointer)}`);
         value = value[index];
       } else if (isContainerObject(value) && hasMember(value, token)) {
         value = value[token];
       } else {
-        throw new PatchConflictError(`No member at ${pointer}`);
+        throw new PatchConflictError(`No member at ${where(pointer)}`);
       }
     }
     return value;
@@ -125,13 +125,13 @@ class Patching {
       const token = tokens[i]!;
       if (Array.isArray(container)) {
         const index = arrayIndex(token);
-        if (index === undefined || index >= container.length) throw new PatchConflictError(`No element at ${pointer}`);
+        if (index === undefined || index >= container.length) throw new PatchConflictError(`No element at ${where(pointer)}`);
         const child = this.ownedContainer(container[index], pointer);
         container[index] = child;
         container = child;
         this.depths.known.delete(container);
       } else {
-        if (!hasMember(container, token)) throw new PatchConflictError(`No member at ${pointer}`);
+        if (!hasMember(container, token)) throw new PatchConflictError(`No member at ${where(pointer)}`);
         const child = this.ownedContainer(container[token], pointer);
         setMember(container, token, child);
         container = child;
@@ -143,7 +143,7 @@ class Patching {
 
   private ownedContainer(value: unknown, pointer: string): Container {
     if (Array.isArray(value) || isContainerObject(value)) return this.owned(value);
-    throw new PatchConflictError(`${pointer} does not lead through objects and arrays`);
+    throw new PatchConflictError(`${where(pointer)} does not lead through objects and arrays`);
   }
 
   add(tokens: string[], pointer: string, value: unknown): void {
@@ -156,7 +156,7 @@ class Patching {
     const last = tokens[tokens.length - 1]!;
     if (Array.isArray(parent)) {
       const index = last === '-' ? parent.length : arrayIndex(last);
-      if (index === undefined || index > parent.length) throw new PatchConflictError(`Cannot add at ${pointer}: index out of range`);
+      if (index === undefined || index > parent.length) throw new PatchConflictError(`Cannot add at ${where(pointer)}: index out of range`);
       this.spend(parent.length - index);
       if (index === parent.length) parent.push(value);
       else parent.splice(index, 0, value);
@@ -212,6 +212,11 @@ class Patching {
   }
 }
 
+/** A pointer as a message names it: the empty one, the whole document, by what it is. */
+function where(pointer: string): string {
+  return pointer === '' ? 'the root ("")' : pointer;
+}
+
 function pointerTokens(pointer: string): string[] {
   const tokens = parsePointer(pointer);
   if (!tokens) throw new PatchConflictError(`Not a JSON Pointer: ${JSON.stringify(pointer)}`);
@@ -246,7 +251,7 @@ export function applyJsonPatch(document: unknown, operations: readonly JsonPatch
           break;
         case 'move': {
           const from = pointerTokens(operation.from);
-          if (isProperPrefix(from, path)) throw new PatchConflictError(`Cannot move ${operation.from} into itself`);
+          if (isProperPrefix(from, path)) throw new PatchConflictError(`Cannot move ${where(operation.from)} into itself`);
           if (operation.from === operation.path) {
             patching.get(from, operation.from);
             break;
@@ -262,7 +267,7 @@ export function applyJsonPatch(document: unknown, operations: readonly JsonPatch
         case 'test':
           // Bounded by the operation's own value (jsonEqual stops at the first difference in size or shape).
           if (!jsonEqual(patching.get(path, operation.path), operation.value)) {
-            throw new PatchConflictError(`The test at ${operation.path} failed`);
+            throw new PatchConflictError(`The test at ${where(operation.path)} failed`);
           }
           break;
       }

@@ -16,8 +16,10 @@ function pointerIssues(op: Record<string, unknown>, member: 'path' | 'from', loc
   const value = op[member];
   if (value === undefined) return [{ loc: [...loc, member], msg: 'Field required', type: 'missing' }];
   if (typeof value !== 'string') return [{ loc: [...loc, member], msg: 'Input should be a valid string', type: 'string_type' }];
+  // (Read first: isPointer narrows a string it refuses to never.)
+  const why = value.startsWith('/') ? 'each "~" followed by "0" or "1"' : 'empty, or starting with "/"';
   if (!isPointer(value)) {
-    return [{ loc: [...loc, member], msg: 'Input should be a JSON Pointer: empty, or starting with "/" (RFC 6901)', type: 'value_error' }];
+    return [{ loc: [...loc, member], msg: `Input should be a JSON Pointer: ${why} (RFC 6901)`, type: 'value_error' }];
   }
   return [];
 }
