@@ -16,6 +16,12 @@ export interface Call {
   /** Abort and reject after this many ms. Default 10 000. */
   timeoutMs?: number;
   agent?: http.Agent;
+  /**
+   * Parse the body as JSON (default true). Off for answers of millions of elements: their parse
+   * would take a core of this machine's two for most of a second, starving the server and any
+   * probe beside it (the isolation test's tiny reads measured the test's own parse).
+   */
+  parse?: boolean;
 }
 
 export interface Answer {
@@ -71,7 +77,7 @@ export function call(port: number, path: string, options: Call = {}): Promise<An
         const text = decoded(Buffer.concat(chunks), res.headers['content-encoding']).toString('utf8');
         let json: unknown;
         try {
-          json = text === '' ? undefined : JSON.parse(text);
+          json = text === '' || options.parse === false ? undefined : JSON.parse(text);
         } catch {
           json = undefined;
         }
