@@ -129,6 +129,9 @@ describe('compression', () => {
     const gzip = await rawGet(`/public/${big}`, { 'Accept-Encoding': 'gzip' });
     const again = await rawGet(`/public/${big}`, { 'Accept-Encoding': 'gzip', 'If-None-Match': `W/${gzip.headers.etag!}` });
     expect([again.status, again.headers.etag, again.headers.vary]).toEqual([304, gzip.headers.etag, 'Accept-Encoding']);
+    // Now taking br (and gzip, lighter): the 200 would be the br one, so is the 304's tag.
+    const br = await rawGet(`/public/${big}`, { 'Accept-Encoding': 'br, gzip;q=0.5', 'If-None-Match': gzip.headers.etag! });
+    expect([br.status, br.headers.etag]).toEqual([304, gzip.headers.etag!.replace('-gzip"', '-br"')]);
     // No longer taking gzip: the 200 would be the identity one, so is the 304's tag.
     const identity = await rawGet(`/public/${big}`, { 'If-None-Match': gzip.headers.etag! });
     expect([identity.status, identity.headers.etag]).toEqual([304, gzip.headers.etag!.replace('-gzip"', '"')]);

@@ -336,6 +336,13 @@ describe('ETag and conditional requests', () => {
     expect((await patch(alice, uuid, { file_data: { v: 4 } }, { 'If-None-Match': '"x"', 'If-Match': etag })).status).toBe(412);
     // A blank If-Match names no version: it fails, rather than writing without a condition.
     expect((await patch(alice, uuid, { file_data: { v: 5 } }, { 'If-Match': '' })).status).toBe(412);
+    // An If-None-Match the server cannot read is refused too, never taken as no condition.
+    const current = ok.headers.etag as string;
+    for (const header of ['*, *', 'W/*', `${current} "x"`, `${current};x`, `w/${current}`]) {
+      const refused = await patch(alice, uuid, { file_data: { v: 6 } }, { 'If-None-Match': header });
+      expect(refused.status, header).toBe(412);
+      expect(refused.json.detail, header).toMatch(/not a list of entity tags/);
+    }
     const meta = await h.client.get(`/api/v1/manage/meta/${uuid}`, { headers: manage(alice) });
     expect(meta.json).toMatchObject({ version: 2 });
     expect((await read(uuid, alice)).json).toEqual({ v: 3 });

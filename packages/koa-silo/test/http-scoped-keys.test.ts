@@ -47,7 +47,7 @@ describe('scoped access keys', () => {
     await expect(h.silo.accounts.createKey({ account: 'alice', type: 'manage', name: 'm2', silos: [inside] })).rejects.toBeInstanceOf(BadRequestError);
     await expect(h.silo.accounts.createKey({ account: 'alice', type: 'access', name: 'bad', silos: ['not-a-uuid'] })).rejects.toBeInstanceOf(BadRequestError);
     // Which one is not a uuid, by its place (the value is not echoed).
-    await expect(h.silo.accounts.createKey({ account: 'alice', type: 'access', name: 'bad', silos: [inside, 'not-a-uuid'] })).rejects.toThrow(/silo 2 of 2 is not one/);
+    await expect(h.silo.accounts.createKey({ account: 'alice', type: 'access', name: 'bad', silos: [inside, 'not-a-uuid'] })).rejects.toThrow(/silos\.1 \(counting from 0\) is not one/);
     await expect(h.silo.accounts.createKey({ account: 'alice', type: 'access', name: 'none', silos: [] })).rejects.toBeInstanceOf(BadRequestError);
   });
 

@@ -145,7 +145,7 @@ describe('silo (in-process)', () => {
       [['accounts', 'create'], 2, /^silo accounts create: missing NAME/],
       [['accounts', 'create', 'a', 'b'], 2, /^silo accounts create: unexpected argument "b"/],
       [['accounts', 'delete', 'acme'], 2, /^silo accounts delete: --confirm is required \(repeat the account name to confirm\)\n$/],
-      [['keys', 'create', '--type', 'access', '--name', 'x', '--silos', `${'0'.repeat(8)}-0000-4000-8000-${'0'.repeat(12)},nope`], 2, /silo 2 of 2 is not one/],
+      [['keys', 'create', '--type', 'access', '--name', 'x', '--silos', `${'0'.repeat(8)}-0000-4000-8000-${'0'.repeat(12)},nope`], 2, /silos\.1 \(counting from 0\) is not one/],
       [['frobnicate'], 2, /^silo: unknown command "frobnicate" \(see silo --help\)\n$/],
       [['help', 'frobnicate'], 2, /^silo: unknown command "frobnicate"/],
       [['keys', 'list', '--store-url', 'mysql://x'], 2, /^silo keys list: --store-url: unsupported store URL "mysql:\/\/x"/],

@@ -114,6 +114,9 @@ describe('redactKeyValues', () => {
       [`/${uuid}/${random.slice(0, 43)}`, `/${uuid}/…`],
       [`/${uuid}x`, '/…'],
       [`${random}.localhost`, '….localhost'],
+      // Percent-encoded, wholly or in part, in either case of hex.
+      [`/${[...random].map((c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`).join('')}`, '/…'],
+      [`/x/${[...random.slice(0, 20)].map((c) => `%${c.charCodeAt(0).toString(16)}`).join('')}${random.slice(20)}`, '/x/…'],
     ] as const) {
       expect(redactKeyValues(text), text).toBe(expected);
     }
@@ -121,7 +124,7 @@ describe('redactKeyValues', () => {
 
   it('leaves other text alone', () => {
     const uuid = '0b6f7a52-3c1e-4a8e-9d2f-1c2b3a4d5e6f';
-    for (const text of ['/api/v1/manage/silos', '/silo%5Fmanual', '/a%20b/silo_', 'silo_mana_x', '/whsec', '/api/v1/manage/webhooks/wh_abc', `/public/${uuid}/events`, `/api/v1/manage/${uuid}/versions/3/restore`, `/${'a'.repeat(31)}`]) {
+    for (const text of ['/api/v1/manage/silos', '/silo%5Fmanual', '/a%20b/silo_', 'silo_mana_x', '/whsec', '/api/v1/manage/webhooks/wh_abc', `/public/${uuid}/events`, `/api/v1/manage/${uuid}/versions/3/restore`, `/${'a'.repeat(31)}`, `/${'%41'.repeat(31)}`]) {
       expect(redactKeyValues(text)).toBe(text);
     }
   });

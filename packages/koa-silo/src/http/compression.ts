@@ -96,16 +96,16 @@ export function acceptedCoding(header: string | undefined): Coding | undefined {
 
 /**
  * The 304 of a client that holds a compressed representation (its If-None-Match named `held`, a
- * coded tag of the version tagged `etag`): it names that representation, with `Vary:
- * Accept-Encoding`, as the 200 that sent it did, while the client still takes its coding.
+ * coded tag of the version tagged `etag`, so the answer is one worth compressing): it carries the
+ * ETag a 200 would carry now (RFC 9110 §15.4.5), the coding this request would get, with `Vary:
+ * Accept-Encoding`, as the 200 did.
  */
 export function notModifiedRepresentation(ctx: Context, etag: string, held: string): void {
-  const coding = /-(br|gzip)"$/.exec(held)?.[1] as Coding | undefined;
-  if (coding === undefined) return;
+  if (!/-(br|gzip)"$/.test(held)) return;
   if (ctx.res.hasHeader('Vary')) ctx.vary('Accept-Encoding');
   else ctx.set('Vary', 'Accept-Encoding');
-  const header = ctx.get('Accept-Encoding');
-  if (header && weightOf(codingWeights(header), coding) > 0) ctx.set('ETag', codedEtag(etag, coding));
+  const coding = acceptedCoding(ctx.get('Accept-Encoding'));
+  if (coding) ctx.set('ETag', codedEtag(etag, coding));
 }
 
 /** The ETag of the `coding` representation of the one tagged `etag`. */

@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Context } from 'koa';
-import type { IfMatch } from '../model/index.js';
+import { PreconditionFailedError, type IfMatch } from '../model/index.js';
 import { notModifiedRepresentation, uncodedEtag } from './compression.js';
 import { sendEmpty } from './respond.js';
 
@@ -92,8 +92,17 @@ function ifNoneMatchTags(ctx: Context): readonly string[] | '*' | undefined {
   const header = ctx.req.headers['if-none-match'];
   if (header === undefined) return undefined;
   if (isStar(header)) return '*';
-  return versionTags(parseList(header).map((tag) => tag.replace(/^W\//, '')));
+  const members = parseList(header);
+  // A member that is no entity tag (`"a" "b"`, `w/"a"`, `*` in a list): the client meant a
+  // condition the server cannot read, so the write is refused rather than made without it.
+  if (!members.every((tag) => ENTITY_TAG.test(tag))) {
+    throw new PreconditionFailedError('If-None-Match is not a list of entity tags ("…" or W/"…", comma-separated) or *: the write is refused');
+  }
+  return versionTags(members.map((tag) => tag.replace(/^W\//, '')));
 }
+
+/** An entity tag (RFC 9110 §8.8.3): optionally `W/`, then a quoted string of visible characters. */
+const ENTITY_TAG = /^(W\/)?"[\x21\x23-\x7e\x80-\xff]*"$/;
 
 /** A write's preconditions: If-Match's tags, and If-None-Match's when it is sent. */
 export function writePreconditions(ctx: Context): IfMatch {

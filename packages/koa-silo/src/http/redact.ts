@@ -27,10 +27,11 @@ const KEY_VALUE = new RegExp(
 const WEBHOOK_SECRET = new RegExp(`${spelled('whsec_')}(?:[A-Za-z0-9+/=]|%(?:25)*[0-9A-Fa-f]{2})+`, 'g');
 
 /**
- * A key's random part pasted without its prefix (43 characters of base64url), or any other run of
- * 32 or more such characters: no path or host of Silo's has one but a uuid, which is kept.
+ * A key's random part pasted without its prefix (43 characters of base64url, any of them perhaps
+ * percent-encoded), or any other run of 32 or more such characters: no path or host of Silo's has
+ * one but a uuid, which is kept.
  */
-const OPAQUE_RUN = /(?<![A-Za-z0-9_-])[A-Za-z0-9_-]{32,}(?![A-Za-z0-9_-])/g;
+const OPAQUE_RUN = /(?<![A-Za-z0-9_%-])(?:[A-Za-z0-9_-]|%(?:25)*[0-9A-Fa-f]{2}){32,}/g;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**

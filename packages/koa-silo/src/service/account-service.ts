@@ -52,7 +52,7 @@ function scopeOf(silos: readonly string[]): string[] {
   // Which one, by its place: the value itself is not repeated (an answer never echoes arbitrary input).
   const bad = uuids.indexOf(undefined);
   if (bad >= 0) {
-    throw new BadRequestError(`A scoped access key names silos by their file_uuid: silo ${bad + 1} of ${uuids.length} is not one (36 characters such as 0b6f7a52-3c1e-4a8e-9d2f-1c2b3a4d5e6f)`);
+    throw new BadRequestError(`A scoped access key names silos by their file_uuid: silos.${bad} (counting from 0) is not one (36 characters such as 0b6f7a52-3c1e-4a8e-9d2f-1c2b3a4d5e6f)`);
   }
   return [...new Set(uuids as string[])];
 }
