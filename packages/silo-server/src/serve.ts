@@ -400,30 +400,26 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
       throw new StartupError(`cannot use SILO_TLS_CERT/SILO_TLS_KEY: ${(error as Error).message}`);
     }
     port = await listen(server, config);
+    // A later step of the start that fails closes what listens by then, then fails the start.
+    const closeListening = async (error: unknown): Promise<never> => {
+      stopEdge();
+      await Promise.all([metricsServer?.close(), regions.close(), new Promise((resolve) => server.close(resolve))]);
+      throw error;
+    };
     if (config.regionPorts) {
       capTotalAcrossListeners(server, limits.total, () => {
         counted.connectionRefused('total');
         warn('connection refused', { reason: 'max_connections' }, 'total');
       });
-      await regions.listen(server, (err) => warn('accepting a connection failed', { error: err.message, code: err.code }, err.code)).catch(async (error: unknown) => {
-        await Promise.all([regions.close(), new Promise((resolve) => server.close(resolve))]);
-        throw error;
-      });
+      await regions.listen(server, (err) => warn('accepting a connection failed', { error: err.message, code: err.code }, err.code)).catch(closeListening);
     }
     if (config.metrics && silo.metrics) {
-      metricsServer = await startMetricsServer(silo.metrics, config.metrics).catch(async (error: unknown) => {
-        await Promise.all([regions.close(), new Promise((resolve) => server.close(resolve))]);
-        throw error;
-      });
+      metricsServer = await startMetricsServer(silo.metrics, config.metrics).catch(closeListening);
     }
     // Only once every listener is up: a start that cannot listen (a port in use) leaves empty
     // storage empty, so the next start is still the first and shows the new keys. Requests that
     // come meanwhile find no key yet: a 401, as for any unknown key.
-    keys = await bootstrap(silo.accounts, silo.console).catch(async (error: unknown) => {
-      stopEdge();
-      await Promise.all([metricsServer?.close(), regions.close(), new Promise((resolve) => server.close(resolve))]);
-      throw error;
-    });
+    keys = await bootstrap(silo.accounts, silo.console).catch(closeListening);
   } catch (error) {
     await silo.close().catch(() => {});
     await stores.close();

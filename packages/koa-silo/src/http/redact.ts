@@ -5,6 +5,8 @@
  * some of its characters are percent-encoded (`silo%5Fman%5F…`, once or several times over).
  */
 
+import { canonicalUuid } from '../service/silo-ids.js';
+
 /** One character of a key value as it may appear in a URL: itself, or `%XX`, `%25XX`, ... */
 function encodable(char: string): string {
   const hex = char.charCodeAt(0).toString(16).toUpperCase();
@@ -14,12 +16,15 @@ function encodable(char: string): string {
 
 const spelled = (word: string) => [...word].map(encodable).join('');
 
+/** A base64url character as a URL may carry it: itself, or percent-encoded (once or several times over). */
+const URL_CHAR = '(?:[A-Za-z0-9_-]|%(?:25)*[0-9A-Fa-f]{2})';
+
 /**
  * `silo_man_` or `silo_acc_` and the random part (base64url), any character of which may be
  * percent-encoded; an escape of anything else inside a key is over-redacted, which is harmless.
  */
 const KEY_VALUE = new RegExp(
-  `${spelled('silo_')}(${spelled('man')}|${spelled('acc')})${spelled('_')}(?:[A-Za-z0-9_-]|%(?:25)*[0-9A-Fa-f]{2})+`,
+  `${spelled('silo_')}(${spelled('man')}|${spelled('acc')})${spelled('_')}${URL_CHAR}+`,
   'g',
 );
 
@@ -31,8 +36,7 @@ const WEBHOOK_SECRET = new RegExp(`${spelled('whsec_')}(?:[A-Za-z0-9+/=]|%(?:25)
  * percent-encoded), or any other run of 32 or more such characters: no path or host of Silo's has
  * one but a uuid, which is kept.
  */
-const OPAQUE_RUN = /(?<![A-Za-z0-9_%-])(?:[A-Za-z0-9_-]|%(?:25)*[0-9A-Fa-f]{2}){32,}/g;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const OPAQUE_RUN = new RegExp(`(?<![A-Za-z0-9_%-])${URL_CHAR}{32,}`, 'g');
 
 /**
  * `text` with every Silo key value replaced by `silo_man_…` or `silo_acc_…`, every webhook secret
@@ -46,5 +50,5 @@ export function redactKeyValues(text: string): string {
       .replace(KEY_VALUE, (_match, type: string) => `silo_${/m|%(25)*6d/i.test(type) ? 'man' : 'acc'}_…`)
       .replace(WEBHOOK_SECRET, 'whsec_…');
   }
-  return out.length < 32 ? out : out.replace(OPAQUE_RUN, (run) => (UUID.test(run) ? run : '…'));
+  return out.length < 32 ? out : out.replace(OPAQUE_RUN, (run) => (canonicalUuid(run) === undefined ? '…' : run));
 }

@@ -16,12 +16,15 @@ function pointerIssues(op: Record<string, unknown>, member: 'path' | 'from', loc
   const value = op[member];
   if (value === undefined) return [{ loc: [...loc, member], msg: 'Field required', type: 'missing' }];
   if (typeof value !== 'string') return [{ loc: [...loc, member], msg: 'Input should be a valid string', type: 'string_type' }];
-  // (Read first: isPointer narrows a string it refuses to never.)
-  const why = value.startsWith('/') ? 'each "~" followed by "0" or "1"' : 'empty, or starting with "/"';
   if (!isPointer(value)) {
-    return [{ loc: [...loc, member], msg: `Input should be a JSON Pointer: ${why} (RFC 6901)`, type: 'value_error' }];
+    return [{ loc: [...loc, member], msg: `Input should be a JSON Pointer: ${pointerRule(value)} (RFC 6901)`, type: 'value_error' }];
   }
   return [];
+}
+
+/** The rule of RFC 6901 that `text`, no JSON Pointer, breaks. */
+function pointerRule(text: string): string {
+  return text.startsWith('/') ? 'each "~" followed by "0" or "1"' : 'empty, or starting with "/"';
 }
 
 function operationIssues(op: unknown, index: number): ValidationIssue[] {
